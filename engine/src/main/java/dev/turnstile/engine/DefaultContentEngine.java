@@ -1,0 +1,57 @@
+package dev.turnstile.engine;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.Session;
+import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.objects.ObjectStoreServices;
+
+import java.util.ArrayList;
+import java.util.List;
+
+/** The engine: one database and the capabilities built on it. */
+final class DefaultContentEngine implements ContentEngine {
+    static final int MAX_USER_LENGTH = 128;
+
+    private final EngineConfig config;
+    private final Database database;
+    private final ObjectStoreServices objects;
+
+    DefaultContentEngine(EngineConfig config) {
+        this.config = config;
+        List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
+        this.database = new Database(config, entities);
+        this.objects = new ObjectStoreServices(database);
+    }
+
+    @Override
+    public Session session(String user) {
+        if (user == null || user.isBlank() || user.length() > MAX_USER_LENGTH) {
+            throw EngineRuntimeException.badArgument("user", user,
+                    "must be a non-blank name of at most " + MAX_USER_LENGTH + " characters");
+        }
+        return new DefaultSession(this, user, objects.objectStore(user));
+    }
+
+    @Override
+    public EngineConfig config() {
+        return config;
+    }
+
+    @Override
+    public EngineStatistics statistics() {
+        return database.statistics();
+    }
+
+    @Override
+    public void close() {
+        database.close();
+    }
+
+    @Override
+    public String toString() {
+        return "ContentEngine[" + config.jdbcUrl() + ", " + database.productName() + "]";
+    }
+}

@@ -1,0 +1,102 @@
+package dev.turnstile.engine.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads {@code turnstile.yaml} into an {@link EngineConfig}. Every key is checked: an unknown key or
+ * a bad value fails with {@code E_CONFIG_INVALID} naming the file, the key path and the value, so a
+ * typo never silently falls back to a default. The keys are listed in {@code turnstile-reference.yaml}.
+ */
+public final class EngineConfigFile {
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    private static final Set<String> TOP_LEVEL = Set.of("database");
+    private static final Set<String> DATABASE = Set.of("url", "username", "password", "maxPoolSize", "connectionTimeout");
+
+    private EngineConfigFile() {
+    }
+
+    public static EngineConfig read(Path file) {
+        String source = file.toString();
+        JsonNode root;
+        try {
+            root = YAML.readTree(Files.readString(file));
+        } catch (JsonProcessingException e) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", e.getOriginalMessage(), "not valid YAML");
+        } catch (IOException e) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", e.toString(), "cannot be read");
+        }
+        EngineConfig.Builder builder = EngineConfig.builder().source(source);
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            return builder.build();
+        }
+        requireObject(source, "(root)", root);
+        checkKeys(source, "", root, TOP_LEVEL);
+        JsonNode db = root.get("database");
+        if (db != null) {
+            requireObject(source, "database", db);
+            checkKeys(source, "database.", db, DATABASE);
+            if (db.has("url")) {
+                builder.jdbcUrl(text(source, "database.url", db.get("url")));
+            }
+            if (db.has("username")) {
+                builder.username(text(source, "database.username", db.get("username")));
+            }
+            if (db.has("password")) {
+                builder.password(text(source, "database.password", db.get("password")));
+            }
+            if (db.has("maxPoolSize")) {
+                JsonNode n = db.get("maxPoolSize");
+                if (!n.isInt()) {
+                    throw EngineRuntimeException.configInvalid(source, "database.maxPoolSize", n.asText(), "must be an integer");
+                }
+                builder.maxPoolSize(n.intValue());
+            }
+            if (db.has("connectionTimeout")) {
+                String text = db.get("connectionTimeout").asText();
+                Duration d = Durations.parse(text);
+                if (d == null) {
+                    throw EngineRuntimeException.configInvalid(source, "database.connectionTimeout", text,
+                            "must be a duration such as 500ms, 10s, 1m or PT10S");
+                }
+                builder.connectionTimeout(d);
+            }
+        }
+        return builder.build();
+    }
+
+    private static void requireObject(String source, String path, JsonNode node) {
+        if (!node.isObject()) {
+            throw EngineRuntimeException.configInvalid(source, path, node.toString(), "must be a mapping of keys");
+        }
+    }
+
+    private static void checkKeys(String source, String prefix, JsonNode node, Set<String> allowed) {
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            String key = it.next().getKey();
+            if (!allowed.contains(key)) {
+                throw EngineRuntimeException.configInvalid(source, prefix + key, node.get(key).asText(),
+                        "unknown key; known keys here are " + allowed.stream().sorted().toList());
+            }
+        }
+    }
+
+    private static String text(String source, String path, JsonNode node) {
+        if (!node.isValueNode() || node.isNull()) {
+            throw EngineRuntimeException.configInvalid(source, path, node.toString(), "must be a text value");
+        }
+        return node.asText();
+    }
+}

@@ -1,0 +1,159 @@
+package dev.turnstile.engine.db;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.ExceptionCode;
+import jakarta.persistence.PersistenceException;
+import org.hibernate.SessionFactory;
+import org.hibernate.StatelessSession;
+import org.hibernate.Transaction;
+import org.hibernate.cfg.AvailableSettings;
+import org.hibernate.exception.JDBCConnectionException;
+import org.hibernate.jpa.HibernatePersistenceConfiguration;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.SQLException;
+import java.time.Clock;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * One engine's database: the HikariCP pool, the Hibernate session factory over it, the schema, the
+ * clock and the statistics. Work runs in {@link #inTransaction}, on a {@link StatelessSession} so
+ * that no persistence context adds round trips; Hibernate and JDBC failures that no capability
+ * handled become {@link ExceptionCode#E_DATABASE_UNAVAILABLE} here, in one place.
+ */
+public final class Database implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(Database.class);
+
+    private final HikariDataSource dataSource;
+    private final SessionFactory sessionFactory;
+    private final StatementCounter counter = new StatementCounter();
+    private final Clock clock;
+    private final String productName;
+
+    public Database(EngineConfig config, List<Class<?>> entities) {
+        this.dataSource = openPool(config);
+        try {
+            this.productName = productName(dataSource);
+            HibernatePersistenceConfiguration hibernate = new HibernatePersistenceConfiguration("turnstile")
+                    .managedClasses(entities)
+                    .statementInspector(counter)
+                    .property(AvailableSettings.JAKARTA_NON_JTA_DATASOURCE, dataSource)
+                    .property(AvailableSettings.JDBC_TIME_ZONE, "UTC")
+                    .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, false)
+                    .property(AvailableSettings.LOG_SESSION_METRICS, false);
+            this.sessionFactory = hibernate.createEntityManagerFactory();
+            SchemaInstaller.install(sessionFactory, config.jdbcUrl());
+            this.clock = config.clock() != null ? config.clock() : new DatabaseClock(dataSource, productName);
+        } catch (RuntimeException e) {
+            dataSource.close();
+            throw translate(e, "opening " + config.jdbcUrl());
+        }
+    }
+
+    private static HikariDataSource openPool(EngineConfig config) {
+        HikariConfig hikari = new HikariConfig();
+        hikari.setPoolName("turnstile");
+        hikari.setJdbcUrl(config.jdbcUrl());
+        hikari.setUsername(config.username());
+        hikari.setPassword(config.password());
+        hikari.setMaximumPoolSize(config.maxPoolSize());
+        hikari.setConnectionTimeout(config.connectionTimeout().toMillis());
+        hikari.setAutoCommit(false);
+        // USN checks need each UPDATE to see the latest committed row; every database here
+        // re-evaluates the WHERE clause against it under READ COMMITTED.
+        hikari.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        hikari.setInitializationFailTimeout(config.connectionTimeout().toMillis());
+        try {
+            return new HikariDataSource(hikari);
+        } catch (RuntimeException e) {
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                    "Cannot connect to " + config.jdbcUrl() + " as " + config.username() + ": " + rootMessage(e), e);
+        }
+    }
+
+    private static String productName(HikariDataSource dataSource) {
+        try (Connection c = dataSource.getConnection()) {
+            return c.getMetaData().getDatabaseProductName();
+        } catch (SQLException e) {
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                    "Cannot read the database product: " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * Runs {@code work} in one transaction and commits it; any exception rolls it back. Engine
+     * exceptions pass through; anything else becomes {@link ExceptionCode#E_DATABASE_UNAVAILABLE}.
+     */
+    public <T> T inTransaction(String what, Function<StatelessSession, T> work) {
+        try (StatelessSession session = sessionFactory.openStatelessSession()) {
+            Transaction tx = session.beginTransaction();
+            try {
+                T result = work.apply(session);
+                tx.commit();
+                return result;
+            } catch (RuntimeException | Error e) {
+                if (tx.isActive()) {
+                    try {
+                        tx.rollback();
+                    } catch (RuntimeException rollbackFailure) {
+                        e.addSuppressed(rollbackFailure);
+                    }
+                }
+                throw e;
+            } finally {
+                counter.transactionEnded();
+            }
+        } catch (RuntimeException e) {
+            throw translate(e, what);
+        }
+    }
+
+    private static RuntimeException translate(RuntimeException e, String what) {
+        if (e instanceof EngineRuntimeException) {
+            return e;
+        }
+        if (e instanceof JDBCConnectionException || e instanceof PersistenceException
+                || e instanceof org.hibernate.HibernateException) {
+            return EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                    "Database failure while " + what + ": " + rootMessage(e), e);
+        }
+        return e;
+    }
+
+    private static String rootMessage(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        return root.getMessage();
+    }
+
+    public Clock clock() {
+        return clock;
+    }
+
+    public String productName() {
+        return productName;
+    }
+
+    public EngineStatistics statistics() {
+        return counter.snapshot();
+    }
+
+    @Override
+    public void close() {
+        try {
+            sessionFactory.close();
+        } catch (RuntimeException e) {
+            log.warn("Closing the session factory failed", e);
+        }
+        dataSource.close();
+    }
+}

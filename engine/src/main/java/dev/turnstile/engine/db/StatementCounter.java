@@ -1,0 +1,48 @@
+package dev.turnstile.engine.db;
+
+import dev.turnstile.api.EngineStatistics;
+import org.hibernate.resource.jdbc.spi.StatementInspector;
+
+import java.util.Locale;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * Counts every SQL statement Hibernate prepares for one engine, by kind, and the transactions the
+ * engine ran; the source of {@link EngineStatistics}. Statements the engine runs outside Hibernate
+ * (the clock reading) are deliberately not counted: they are not part of any operation.
+ */
+final class StatementCounter implements StatementInspector {
+    private static final long serialVersionUID = 1L;
+
+    private final LongAdder transactions = new LongAdder();
+    private final LongAdder statements = new LongAdder();
+    private final LongAdder selects = new LongAdder();
+    private final LongAdder inserts = new LongAdder();
+    private final LongAdder updates = new LongAdder();
+    private final LongAdder deletes = new LongAdder();
+
+    @Override
+    public String inspect(String sql) {
+        statements.increment();
+        String head = sql.stripLeading();
+        int space = head.indexOf(' ');
+        String verb = (space < 0 ? head : head.substring(0, space)).toLowerCase(Locale.ROOT);
+        switch (verb) {
+            case "select", "with" -> selects.increment();
+            case "insert" -> inserts.increment();
+            case "update" -> updates.increment();
+            case "delete" -> deletes.increment();
+            default -> { }
+        }
+        return sql;
+    }
+
+    void transactionEnded() {
+        transactions.increment();
+    }
+
+    EngineStatistics snapshot() {
+        return new EngineStatistics(transactions.sum(), statements.sum(), selects.sum(), inserts.sum(),
+                updates.sum(), deletes.sum());
+    }
+}

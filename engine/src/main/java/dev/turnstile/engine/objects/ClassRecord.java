@@ -1,0 +1,36 @@
+package dev.turnstile.engine.objects;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Table;
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
+
+/** A user-defined class: its superclass and its own property definitions as JSON. */
+@Entity
+@Table(name = "ts_class")
+public class ClassRecord {
+    @Id
+    @Column(name = "class_name", nullable = false, length = 64)
+    String name;
+
+    @Column(name = "superclass_name", nullable = false, length = 64)
+    String superclassName;
+
+    @Column(name = "revision", nullable = false)
+    int revision;
+
+    @JdbcTypeCode(SqlTypes.LONG32VARCHAR)
+    @Column(name = "property_defs", nullable = false)
+    String propertyDefinitions;
+
+    protected ClassRecord() {
+    }
+
+    ClassRecord(String name, String superclassName, String propertyDefinitions) {
+        this.name = name;
+        this.superclassName = superclassName;
+        this.propertyDefinitions = propertyDefinitions;
+    }
+}

@@ -1,0 +1,209 @@
+package dev.turnstile.engine.objects;
+
+import dev.turnstile.api.ChangeContext.Action;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.engine.db.Database;
+import org.hibernate.LockMode;
+import org.hibernate.StatelessSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/**
+ * Reads and writes objects: the update-sequence-number protocol lives here and nowhere else.
+ *
+ * <p>A conditional save of an instance whose stored state is known is one statement:
+ * {@code UPDATE … SET usn = n+1 … WHERE id = ? AND usn = n}. Zero rows means another writer won
+ * (or the object is gone); one more SELECT tells which, on that failure path only. Where the
+ * stored state is not known (fetchless instances, null USN) the row is read {@code FOR UPDATE}
+ * first so pending values merge onto the latest state and the USN check still holds.
+ */
+final class ObjectPersistence {
+    private static final Logger log = LoggerFactory.getLogger(ObjectPersistence.class);
+
+    private final Database database;
+    private final ClassRegistry classes;
+    private final ChangePreprocessors preprocessors;
+
+    ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors) {
+        this.database = database;
+        this.classes = classes;
+        this.preprocessors = preprocessors;
+    }
+
+    /** One SELECT: the object if it exists and is of {@code className} or a subclass. */
+    ObjectState read(String className, UUID id) {
+        return database.inTransaction("fetching " + className + " {" + id + "}", session -> {
+            ObjectRecord record = session.get(ObjectRecord.class, id);
+            if (record == null || !classes.get(session, record.className).isSubclassOf(className)) {
+                throw EngineRuntimeException.objectNotFound(className, id);
+            }
+            return toState(session, record);
+        });
+    }
+
+    /** Saves every object in one transaction, then updates the instances; all or nothing. */
+    void save(List<DefaultIndependentObject> objects, String user, RefreshMode mode) {
+        List<DefaultIndependentObject> ordered = new ArrayList<>(objects);
+        // One global order of row locks, so two batches over the same objects cannot deadlock.
+        ordered.sort(Comparator.comparing(DefaultIndependentObject::getId));
+        Set<UUID> seen = new HashSet<>();
+        for (DefaultIndependentObject o : ordered) {
+            if (!seen.add(o.getId())) {
+                throw EngineRuntimeException.badArgument("batch", o.toString(), "the same object appears twice");
+            }
+        }
+        Instant now = database.clock().instant();
+        String what = ordered.size() == 1 ? "saving " + ordered.get(0) : "saving a batch of " + ordered.size();
+        List<ObjectState> states = database.inTransaction(what, session -> {
+            List<ObjectState> written = new ArrayList<>();
+            for (DefaultIndependentObject o : ordered) {
+                written.add(write(session, o, user, now));
+            }
+            return written;
+        });
+        for (int i = 0; i < ordered.size(); i++) {
+            ordered.get(i).saved(states.get(i), mode);
+        }
+    }
+
+    private ObjectState write(StatelessSession session, DefaultIndependentObject o, String user, Instant now) {
+        if (o.isPendingDelete()) {
+            return delete(session, o, user, now);
+        }
+        return o.isNew() ? insert(session, o, user, now) : update(session, o, user, now);
+    }
+
+    private ObjectState insert(StatelessSession session, DefaultIndependentObject o, String user, Instant now) {
+        DefaultClassDefinition definition = classes.get(session, o.getClassName());
+        Map<String, Object> values = new LinkedHashMap<>(o.pendingValues());
+        preprocessors.run(definition, Action.CREATE, o.getId(), user, now, values, Map.of());
+        Map<String, Object> valid = validate(session, definition, o.getId(), values);
+        ObjectRecord record = new ObjectRecord();
+        record.id = o.getId();
+        record.className = o.getClassName();
+        record.usn = 0;
+        record.creator = user;
+        record.dateCreated = now;
+        record.lastModifier = user;
+        record.dateLastModified = now;
+        record.propValues = PropertyCodec.encodeValues(valid);
+        session.insert(record);
+        return new ObjectState(record.id, record.className, 0, user, now, user, now, valid);
+    }
+
+    private ObjectState update(StatelessSession session, DefaultIndependentObject o, String user, Instant now) {
+        Map<String, Object> base = o.knownStoredValues();
+        ObjectState current = null;
+        int expectedUsn;
+        if (base != null) {
+            expectedUsn = o.getUpdateSequenceNumber();
+        } else {
+            current = lockedRead(session, o);
+            base = current.values();
+            expectedUsn = current.usn();
+        }
+        DefaultClassDefinition definition = classes.get(session, o.getClassName());
+        Map<String, Object> values = new LinkedHashMap<>(base);
+        values.putAll(o.pendingValues());
+        preprocessors.run(definition, Action.UPDATE, o.getId(), user, now, values, base);
+        Map<String, Object> valid = validate(session, definition, o.getId(), values);
+        int rows = session.createMutationQuery("update ObjectRecord o set o.usn = :newUsn, o.propValues = :values,"
+                        + " o.lastModifier = :user, o.dateLastModified = :now where o.id = :id and o.usn = :usn")
+                .setParameter("newUsn", expectedUsn + 1)
+                .setParameter("values", PropertyCodec.encodeValues(valid))
+                .setParameter("user", user)
+                .setParameter("now", now)
+                .setParameter("id", o.getId())
+                .setParameter("usn", expectedUsn)
+                .executeUpdate();
+        if (rows == 0) {
+            throw lostRace(session, o, expectedUsn);
+        }
+        String creator = current != null ? current.creator() : o.getCreator();
+        Instant dateCreated = current != null ? current.dateCreated() : o.getDateCreated();
+        return new ObjectState(o.getId(), o.getClassName(), expectedUsn + 1, creator, dateCreated, user, now, valid);
+    }
+
+    private ObjectState delete(StatelessSession session, DefaultIndependentObject o, String user, Instant now) {
+        DefaultClassDefinition definition = classes.get(session, o.getClassName());
+        Map<String, Object> base = o.knownStoredValues();
+        Map<String, Object> values = new LinkedHashMap<>(base == null ? Map.of() : base);
+        preprocessors.run(definition, Action.DELETE, o.getId(), user, now, values, base == null ? Map.of() : base);
+        Integer usn = o.getUpdateSequenceNumber();
+        String hql = "delete from ObjectRecord o where o.id = :id" + (usn == null ? "" : " and o.usn = :usn");
+        var delete = session.createMutationQuery(hql).setParameter("id", o.getId());
+        if (usn != null) {
+            delete.setParameter("usn", usn);
+        }
+        if (delete.executeUpdate() == 0) {
+            throw lostRace(session, o, usn);
+        }
+        return null;
+    }
+
+    private Map<String, Object> validate(StatelessSession session, DefaultClassDefinition definition, UUID id,
+                                         Map<String, Object> values) {
+        try {
+            return PropertyValues.validate(definition, id, values);
+        } catch (EngineRuntimeException e) {
+            if (e.getExceptionCode() != ExceptionCode.E_PROPERTY_NOT_DEFINED) {
+                throw e;
+            }
+            // Perhaps another engine defined the property after we cached the class: look once more.
+            classes.reload();
+            return PropertyValues.validate(classes.get(session, definition.getName()), id, values);
+        }
+    }
+
+    /** Reads the row FOR UPDATE and applies the instance's USN check to it. */
+    private ObjectState lockedRead(StatelessSession session, DefaultIndependentObject o) {
+        ObjectRecord record = session.get(ObjectRecord.class, o.getId(), LockMode.PESSIMISTIC_WRITE);
+        if (record == null || !classes.get(session, record.className).isSubclassOf(o.getClassName())) {
+            throw EngineRuntimeException.objectNotFound(o.getClassName(), o.getId());
+        }
+        Integer usn = o.getUpdateSequenceNumber();
+        if (usn != null && usn != record.usn) {
+            throw EngineRuntimeException.objectModified(o.getClassName(), o.getId(), usn, record.usn);
+        }
+        return toState(session, record);
+    }
+
+    /** Why a guarded statement touched no row: the object is gone, or its USN moved on. */
+    private static EngineRuntimeException lostRace(StatelessSession session, DefaultIndependentObject o, Integer usn) {
+        Integer stored = session.createSelectionQuery("select o.usn from ObjectRecord o where o.id = :id", Integer.class)
+                .setParameter("id", o.getId())
+                .uniqueResult();
+        return stored == null
+                ? EngineRuntimeException.objectNotFound(o.getClassName(), o.getId())
+                : EngineRuntimeException.objectModified(o.getClassName(), o.getId(), usn, stored);
+    }
+
+    private ObjectState toState(StatelessSession session, ObjectRecord record) {
+        List<String> unknown = new ArrayList<>();
+        Map<String, Object> values = PropertyCodec.decodeValues(record.propValues,
+                classes.get(session, record.className), unknown);
+        if (!unknown.isEmpty()) {
+            // Another engine added properties to the class since we cached it.
+            classes.reload();
+            unknown.clear();
+            values = PropertyCodec.decodeValues(record.propValues, classes.get(session, record.className), unknown);
+            if (!unknown.isEmpty()) {
+                log.warn("{} {{}} holds values of undefined properties {}; ignored", record.className, record.id, unknown);
+            }
+        }
+        return new ObjectState(record.id, record.className, record.usn, record.creator, record.dateCreated,
+                record.lastModifier, record.dateLastModified, values);
+    }
+}

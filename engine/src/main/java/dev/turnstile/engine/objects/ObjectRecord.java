@@ -1,0 +1,49 @@
+package dev.turnstile.engine.objects;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Id;
+import jakarta.persistence.Index;
+import jakarta.persistence.Table;
+import org.hibernate.annotations.JdbcTypeCode;
+import org.hibernate.type.SqlTypes;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * One row per object. Custom property values live in one JSON text column, so a save is one
+ * UPDATE whatever the class, and classes can gain properties without DDL.
+ */
+@Entity
+@Table(name = "ts_object", indexes = @Index(name = "ts_object_class", columnList = "class_name"))
+public class ObjectRecord {
+    @Id
+    @Column(name = "id", nullable = false)
+    UUID id;
+
+    @Column(name = "class_name", nullable = false, length = 64)
+    String className;
+
+    @Column(name = "usn", nullable = false)
+    int usn;
+
+    @Column(name = "creator", nullable = false, length = 128)
+    String creator;
+
+    @Column(name = "date_created", nullable = false)
+    Instant dateCreated;
+
+    @Column(name = "last_modifier", nullable = false, length = 128)
+    String lastModifier;
+
+    @Column(name = "date_last_modified", nullable = false)
+    Instant dateLastModified;
+
+    @JdbcTypeCode(SqlTypes.LONG32VARCHAR)
+    @Column(name = "prop_values", nullable = false)
+    String propValues;
+
+    protected ObjectRecord() {
+    }
+}

@@ -1,0 +1,10 @@
+package dev.turnstile.engine.objects;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+
+/** An object's stored state: system properties and decoded custom values. */
+record ObjectState(UUID id, String className, int usn, String creator, Instant dateCreated, String lastModifier,
+                   Instant dateLastModified, Map<String, Object> values) {
+}

@@ -1,0 +1,155 @@
+package dev.turnstile.api;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Objects;
+
+/**
+ * How to open an engine: the database and its pool, and the clock. Immutable; build with
+ * {@link #builder()} or read from {@code turnstile.yaml} with {@link ContentEngine#open(java.nio.file.Path)}.
+ *
+ * <p>Defaults: {@link #DEFAULT_JDBC_URL} (an H2 file under {@code ./turnstile-data/} that several
+ * processes can share), user {@code sa} with an empty password, {@link #DEFAULT_MAX_POOL_SIZE}
+ * connections, {@link #DEFAULT_CONNECTION_TIMEOUT}, and the database's clock.
+ */
+public final class EngineConfig {
+    public static final String DEFAULT_JDBC_URL =
+            "jdbc:h2:file:./turnstile-data/turnstile;AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000";
+    public static final int DEFAULT_MAX_POOL_SIZE = 10;
+    public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
+
+    private final String jdbcUrl;
+    private final String username;
+    private final String password;
+    private final int maxPoolSize;
+    private final Duration connectionTimeout;
+    private final Clock clock;
+    private final String source;
+
+    private EngineConfig(Builder b) {
+        this.jdbcUrl = b.jdbcUrl;
+        this.username = b.username;
+        this.password = b.password;
+        this.maxPoolSize = b.maxPoolSize;
+        this.connectionTimeout = b.connectionTimeout;
+        this.clock = b.clock;
+        this.source = b.source;
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    public static EngineConfig ofDefaults() {
+        return builder().build();
+    }
+
+    /** A builder holding this configuration's values. */
+    public static Builder from(EngineConfig base) {
+        return new Builder()
+                .jdbcUrl(base.jdbcUrl).username(base.username).password(base.password)
+                .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout)
+                .clock(base.clock).source(base.source);
+    }
+
+    public String jdbcUrl() {
+        return jdbcUrl;
+    }
+
+    public String username() {
+        return username;
+    }
+
+    public String password() {
+        return password;
+    }
+
+    public int maxPoolSize() {
+        return maxPoolSize;
+    }
+
+    public Duration connectionTimeout() {
+        return connectionTimeout;
+    }
+
+    /** The clock for dates and expiry; null means the database's clock, shared by every node. */
+    public Clock clock() {
+        return clock;
+    }
+
+    /** Where the configuration came from (a file path, or "builder"), for error messages. */
+    public String source() {
+        return source;
+    }
+
+    @Override
+    public String toString() {
+        return "EngineConfig{jdbcUrl=" + jdbcUrl + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
+                + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout
+                + ", clock=" + (clock == null ? "database" : clock) + ", source=" + source + "}";
+    }
+
+    public static final class Builder {
+        private String jdbcUrl = DEFAULT_JDBC_URL;
+        private String username = "sa";
+        private String password = "";
+        private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
+        private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+        private Clock clock;
+        private String source = "builder";
+
+        private Builder() {
+        }
+
+        public Builder jdbcUrl(String jdbcUrl) {
+            if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:")) {
+                throw EngineRuntimeException.configInvalid(source, "database.url", jdbcUrl, "must start with jdbc:");
+            }
+            this.jdbcUrl = jdbcUrl;
+            return this;
+        }
+
+        public Builder username(String username) {
+            this.username = Objects.requireNonNull(username, "username");
+            return this;
+        }
+
+        public Builder password(String password) {
+            this.password = Objects.requireNonNull(password, "password");
+            return this;
+        }
+
+        public Builder maxPoolSize(int maxPoolSize) {
+            if (maxPoolSize < 1) {
+                throw EngineRuntimeException.configInvalid(source, "database.maxPoolSize", maxPoolSize,
+                        "must be at least 1");
+            }
+            this.maxPoolSize = maxPoolSize;
+            return this;
+        }
+
+        public Builder connectionTimeout(Duration connectionTimeout) {
+            if (connectionTimeout == null || connectionTimeout.toMillis() < 250) {
+                throw EngineRuntimeException.configInvalid(source, "database.connectionTimeout", connectionTimeout,
+                        "must be at least 250ms");
+            }
+            this.connectionTimeout = connectionTimeout;
+            return this;
+        }
+
+        /** Null (the default) uses the database's clock. */
+        public Builder clock(Clock clock) {
+            this.clock = clock;
+            return this;
+        }
+
+        public Builder source(String source) {
+            this.source = Objects.requireNonNull(source, "source");
+            return this;
+        }
+
+        public EngineConfig build() {
+            return new EngineConfig(this);
+        }
+    }
+}

@@ -1,0 +1,121 @@
+package dev.turnstile.api;
+
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * Every failure of the engine. {@link #getExceptionCode()} says what kind; the message names the
+ * object, class, property, value and update sequence numbers involved. Built only through the
+ * static factories so that one code always has one message format.
+ */
+public class EngineRuntimeException extends RuntimeException {
+    private static final long serialVersionUID = 1L;
+
+    private final ExceptionCode code;
+    private final UUID objectId;
+    private final Integer requestedUsn;
+    private final Integer databaseUsn;
+
+    protected EngineRuntimeException(ExceptionCode code, String message, UUID objectId,
+                                     Integer requestedUsn, Integer databaseUsn, Throwable cause) {
+        super(code + ": " + message, cause);
+        this.code = Objects.requireNonNull(code, "code");
+        this.objectId = objectId;
+        this.requestedUsn = requestedUsn;
+        this.databaseUsn = databaseUsn;
+    }
+
+    public ExceptionCode getExceptionCode() {
+        return code;
+    }
+
+    /** The object concerned, or null when the failure is not about one object. */
+    public UUID getObjectId() {
+        return objectId;
+    }
+
+    /** For {@link ExceptionCode#E_OBJECT_MODIFIED}: the USN the caller held. */
+    public Integer getRequestedUsn() {
+        return requestedUsn;
+    }
+
+    /** For {@link ExceptionCode#E_OBJECT_MODIFIED}: the USN in the database (null if deleted). */
+    public Integer getDatabaseUsn() {
+        return databaseUsn;
+    }
+
+    public static EngineRuntimeException of(ExceptionCode code, String message) {
+        return new EngineRuntimeException(code, message, null, null, null, null);
+    }
+
+    public static EngineRuntimeException of(ExceptionCode code, String message, Throwable cause) {
+        return new EngineRuntimeException(code, message, null, null, null, cause);
+    }
+
+    public static EngineRuntimeException objectModified(String className, UUID id, Integer requestedUsn,
+                                                        Integer databaseUsn) {
+        return new EngineRuntimeException(ExceptionCode.E_OBJECT_MODIFIED,
+                "The object " + className + " {" + id + "} has been modified since it was retrieved;"
+                        + " requested USN = " + requestedUsn + ", database USN = " + databaseUsn,
+                id, requestedUsn, databaseUsn, null);
+    }
+
+    public static EngineRuntimeException objectNotFound(String className, UUID id) {
+        return new EngineRuntimeException(ExceptionCode.E_OBJECT_NOT_FOUND,
+                "The object " + className + " {" + id + "} was not found", id, null, null, null);
+    }
+
+    public static EngineRuntimeException classNotFound(String className) {
+        return of(ExceptionCode.E_CLASS_NOT_FOUND, "The class " + className + " is not defined");
+    }
+
+    public static EngineRuntimeException propertyNotDefined(String className, String property) {
+        return of(ExceptionCode.E_PROPERTY_NOT_DEFINED,
+                "The class " + className + " has no property " + property);
+    }
+
+    public static EngineRuntimeException badValue(String className, UUID id, String property, Object value,
+                                                  String rule) {
+        String where = id == null ? className : className + " {" + id + "}";
+        return new EngineRuntimeException(ExceptionCode.E_BAD_VALUE,
+                "Bad value for " + where + "." + property + ": " + describe(value) + " (" + rule + ")",
+                id, null, null, null);
+    }
+
+    public static EngineRuntimeException badArgument(String argument, Object value, String rule) {
+        return of(ExceptionCode.E_BAD_VALUE, "Bad value for " + argument + ": " + describe(value) + " (" + rule + ")");
+    }
+
+    public static EngineRuntimeException propertyNotInCache(String className, UUID id, String property) {
+        return new EngineRuntimeException(ExceptionCode.API_PROPERTY_NOT_IN_CACHE,
+                "The property " + property + " of " + className + " {" + id + "} was not fetched;"
+                        + " fetch it with a property filter that includes it", id, null, null, null);
+    }
+
+    public static EngineRuntimeException preprocessorFailed(String className, UUID id, Throwable cause) {
+        return new EngineRuntimeException(ExceptionCode.E_PREPROCESSOR_FAILED,
+                "A change preprocessor refused the change of " + className + " {" + id + "}: "
+                        + cause.getMessage() + "; nothing was written", id, null, null, cause);
+    }
+
+    public static EngineRuntimeException interrupted(String what, InterruptedException cause) {
+        Thread.currentThread().interrupt();
+        return of(ExceptionCode.E_INTERRUPTED, "Interrupted while " + what, cause);
+    }
+
+    public static EngineRuntimeException configInvalid(String source, String keyPath, Object value, String rule) {
+        return of(ExceptionCode.E_CONFIG_INVALID,
+                source + ": " + keyPath + " = " + describe(value) + ": " + rule);
+    }
+
+    private static String describe(Object value) {
+        if (value == null) {
+            return "null";
+        }
+        if (value instanceof CharSequence s) {
+            String text = s.length() > 80 ? s.subSequence(0, 80) + "…(" + s.length() + " chars)" : s.toString();
+            return "\"" + text + "\"";
+        }
+        return value + " [" + value.getClass().getSimpleName() + "]";
+    }
+}

@@ -1,0 +1,14 @@
+package dev.turnstile.api;
+
+/**
+ * A user's view of the engine. The host application authenticates the user; the engine records
+ * the name as Creator, LastModifier and lock holder. Sessions are cheap and thread-safe; the
+ * objects they hand out are not, and belong to one thread at a time.
+ */
+public interface Session {
+    String user();
+
+    ObjectStore objectStore();
+
+    ContentEngine engine();
+}

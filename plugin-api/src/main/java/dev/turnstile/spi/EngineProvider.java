@@ -1,0 +1,13 @@
+package dev.turnstile.spi;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+
+import java.nio.file.Path;
+
+/** Implemented by the engine and listed in {@code META-INF/services/dev.turnstile.spi.EngineProvider}. */
+public interface EngineProvider {
+    ContentEngine open(EngineConfig config);
+
+    ContentEngine open(Path configFile);
+}
