@@ -4,6 +4,7 @@ import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
+import org.hibernate.Length;
 import org.hibernate.annotations.JdbcTypeCode;
 import org.hibernate.type.SqlTypes;
 
@@ -22,7 +23,7 @@ public class ClassRecord {
     int revision;
 
     @JdbcTypeCode(SqlTypes.LONG32VARCHAR)
-    @Column(name = "property_defs", nullable = false)
+    @Column(name = "property_defs", nullable = false, length = Length.LONG32)
     String propertyDefinitions;
 
     protected ClassRecord() {

@@ -5,6 +5,7 @@ import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Index;
 import jakarta.persistence.Table;
+import org.hibernate.Length;
 import org.hibernate.annotations.JdbcTypeCode;
 import org.hibernate.type.SqlTypes;
 
@@ -41,7 +42,7 @@ public class ObjectRecord {
     Instant dateLastModified;
 
     @JdbcTypeCode(SqlTypes.LONG32VARCHAR)
-    @Column(name = "prop_values", nullable = false)
+    @Column(name = "prop_values", nullable = false, length = Length.LONG32)
     String propValues;
 
     protected ObjectRecord() {

@@ -1,0 +1,44 @@
+package dev.turnstile.engine;
+
+import dev.turnstile.api.EngineConfig;
+
+import java.nio.file.Path;
+
+/**
+ * The three databases every contract suite runs on. PostgreSQL and MariaDB are the local servers
+ * that {@code .ci/run} starts; override with TURNSTILE_PG_URL / TURNSTILE_MARIADB_URL (and _USER,
+ * _PASSWORD) to point elsewhere.
+ */
+public final class TestDatabases {
+    private TestDatabases() {
+    }
+
+    /** An H2 file database under target/, in AUTO_SERVER mode so child processes can share it. */
+    public static EngineConfig h2(String name) {
+        Path file = Path.of("target", "h2", name).toAbsolutePath();
+        return EngineConfig.builder()
+                .jdbcUrl("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000")
+                .build();
+    }
+
+    public static EngineConfig postgres() {
+        return EngineConfig.builder()
+                .jdbcUrl(env("TURNSTILE_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test"))
+                .username(env("TURNSTILE_PG_USER", "postgres"))
+                .password(env("TURNSTILE_PG_PASSWORD", ""))
+                .build();
+    }
+
+    public static EngineConfig mariadb() {
+        return EngineConfig.builder()
+                .jdbcUrl(env("TURNSTILE_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test"))
+                .username(env("TURNSTILE_MARIADB_USER", "root"))
+                .password(env("TURNSTILE_MARIADB_PASSWORD", ""))
+                .build();
+    }
+
+    private static String env(String name, String fallback) {
+        String value = System.getenv(name);
+        return value == null || value.isBlank() ? fallback : value;
+    }
+}

@@ -1,0 +1,692 @@
+package dev.turnstile.engine.objects;
+
+import dev.turnstile.api.ChangeContext;
+import dev.turnstile.api.ChangePreprocessor;
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.Document;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.IndependentObject;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyDefinition;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.PropertyType;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.UpdatingBatch;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/**
+ * The object store contract, run against every database by a small subclass that only supplies
+ * the configuration. Each test works on classes with fresh random names, so tests share one engine
+ * and one schema without colliding.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractObjectStoreContractTest {
+    protected ContentEngine engine;
+    private ObjectStore alice;
+    private ObjectStore bob;
+    private String counterClass;
+
+    protected abstract EngineConfig config();
+
+    @BeforeAll
+    void openEngine() {
+        engine = ContentEngine.open(config());
+    }
+
+    @AfterAll
+    void closeEngine() {
+        if (engine != null) {
+            engine.close();
+        }
+    }
+
+    @BeforeEach
+    void defineCounterClass() {
+        alice = engine.session("alice").objectStore();
+        bob = engine.session("bob").objectStore();
+        counterClass = uniqueName("Counter");
+        alice.defineClass(counterClass, c -> c.integer32("Counter").string("Note", 20));
+    }
+
+    static String uniqueName(String prefix) {
+        return prefix + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    }
+
+    private CustomObject newCounter(int value) {
+        CustomObject o = alice.createCustomObject(counterClass);
+        o.getProperties().putValue("Counter", value);
+        o.getProperties().putValue("Note", "start");
+        o.save(RefreshMode.REFRESH);
+        return o;
+    }
+
+    private CustomObject fetch(ObjectStore os, UUID id) {
+        return os.fetchCustomObject(counterClass, id, PropertyFilter.ALL);
+    }
+
+    private static EngineRuntimeException failure(Runnable action) {
+        try {
+            action.run();
+        } catch (EngineRuntimeException e) {
+            return e;
+        }
+        throw new AssertionError("expected an EngineRuntimeException");
+    }
+
+    // --- first writer wins ---
+
+    @Test
+    void staleUsnSaveFails_andKeepsFirstWritersValues() {
+        CustomObject created = newCounter(0);
+        CustomObject a = fetch(alice, created.getId());
+        CustomObject b = fetch(bob, created.getId());
+        a.getProperties().putValue("Counter", 1);
+        a.save(RefreshMode.REFRESH);
+        b.getProperties().putValue("Counter", 2);
+
+        EngineRuntimeException e = failure(() -> b.save(RefreshMode.REFRESH));
+
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
+        assertThat(e.getMessage()).isEqualTo("E_OBJECT_MODIFIED: The object " + counterClass + " {" + created.getId()
+                + "} has been modified since it was retrieved; requested USN = 0, database USN = 1");
+        assertThat(e.getRequestedUsn()).isZero();
+        assertThat(e.getDatabaseUsn()).isEqualTo(1);
+        CustomObject stored = fetch(bob, created.getId());
+        assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(1);
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(1);
+        assertThat(stored.getLastModifier()).isEqualTo("alice");
+        assertThat(stored.getCreator()).isEqualTo("alice");
+    }
+
+    @Test
+    void usnIncreasesByOneWithEverySave_andRefreshBringsItBack() {
+        CustomObject o = newCounter(0);
+        assertThat(o.getUpdateSequenceNumber()).isZero();
+        for (int i = 1; i <= 3; i++) {
+            o.getProperties().putValue("Counter", i);
+            o.save(RefreshMode.REFRESH);
+            assertThat(o.getUpdateSequenceNumber()).isEqualTo(i);
+        }
+        assertThat(fetch(bob, o.getId()).getUpdateSequenceNumber()).isEqualTo(3);
+    }
+
+    @Test
+    void nullUsnSaveOverwrites_lastWriterWins() {
+        CustomObject created = newCounter(0);
+        CustomObject a = fetch(alice, created.getId());
+        CustomObject b = fetch(bob, created.getId());
+        a.getProperties().putValue("Counter", 1);
+        a.save(RefreshMode.REFRESH);
+
+        b.setUpdateSequenceNumber(null);
+        b.getProperties().putValue("Counter", 2);
+        b.save(RefreshMode.REFRESH);
+
+        assertThat(b.getUpdateSequenceNumber()).isEqualTo(2);
+        CustomObject stored = fetch(alice, created.getId());
+        assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(2);
+        assertThat(stored.getLastModifier()).isEqualTo("bob");
+    }
+
+    @Test
+    void fetchlessUpdate_changesOnlyItsPropertiesAndIsUnprotected() {
+        CustomObject created = newCounter(5);
+        CustomObject ref = bob.getCustomObject(counterClass, created.getId());
+        assertThat(ref.getUpdateSequenceNumber()).isNull();
+        ref.getProperties().putValue("Note", "fetchless");
+        ref.save(RefreshMode.REFRESH);
+
+        CustomObject stored = fetch(alice, created.getId());
+        assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(5);
+        assertThat(stored.getProperties().getStringValue("Note")).isEqualTo("fetchless");
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(1);
+        assertThat(ref.getUpdateSequenceNumber()).isEqualTo(1);
+    }
+
+    @Test
+    void fetchlessUpdateOfNonexistentObjectFails_notFound() {
+        UUID missing = UUID.randomUUID();
+        CustomObject ref = alice.getCustomObject(counterClass, missing);
+        ref.getProperties().putValue("Counter", 1);
+
+        EngineRuntimeException e = failure(() -> ref.save(RefreshMode.REFRESH));
+
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+        assertThat(e.getMessage()).contains(counterClass, missing.toString());
+    }
+
+    @Test
+    void fetchlessInstanceWithExplicitUsn_isCheckedAgainstTheStoredOne() {
+        CustomObject created = newCounter(0);
+        created.getProperties().putValue("Counter", 1);
+        created.save(RefreshMode.REFRESH);
+        CustomObject ref = bob.getCustomObject(counterClass, created.getId());
+        ref.setUpdateSequenceNumber(0);
+        ref.getProperties().putValue("Counter", 9);
+
+        assertThat(failure(() -> ref.save(RefreshMode.REFRESH)).getExceptionCode())
+                .isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
+        ref.setUpdateSequenceNumber(1);
+        ref.save(RefreshMode.REFRESH);
+        assertThat(fetch(alice, created.getId()).getProperties().getInteger32Value("Counter")).isEqualTo(9);
+    }
+
+    @Test
+    void fetchPropertiesWithStaleUsnFails_withNullUsnSucceeds() {
+        CustomObject created = newCounter(0);
+        CustomObject b = fetch(bob, created.getId());
+        created.getProperties().putValue("Counter", 7);
+        created.save(RefreshMode.REFRESH);
+
+        EngineRuntimeException e = failure(() -> b.fetchProperties(PropertyFilter.of("Counter")));
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
+        assertThat(b.getProperties().getInteger32Value("Counter")).isZero();
+
+        b.setUpdateSequenceNumber(null);
+        b.fetchProperties(PropertyFilter.of("Counter"));
+        assertThat(b.getProperties().getInteger32Value("Counter")).isEqualTo(7);
+        assertThat(b.getUpdateSequenceNumber()).isEqualTo(1);
+    }
+
+    @Test
+    void fetchPropertiesKeepsPendingChanges() {
+        CustomObject created = newCounter(0);
+        CustomObject b = fetch(bob, created.getId());
+        b.getProperties().putValue("Note", "mine");
+        b.fetchProperties(PropertyFilter.ALL);
+        assertThat(b.getProperties().getStringValue("Note")).isEqualTo("mine");
+        b.save(RefreshMode.REFRESH);
+        assertThat(fetch(alice, created.getId()).getProperties().getStringValue("Note")).isEqualTo("mine");
+    }
+
+    @Test
+    void refreshDiscardsPendingChangesAndTakesTheStoredState() {
+        CustomObject created = newCounter(0);
+        CustomObject b = fetch(bob, created.getId());
+        created.getProperties().putValue("Counter", 3);
+        created.save(RefreshMode.REFRESH);
+        b.getProperties().putValue("Note", "dropped");
+        b.refresh();
+        assertThat(b.isPendingSave()).isFalse();
+        assertThat(b.getProperties().getInteger32Value("Counter")).isEqualTo(3);
+        assertThat(b.getProperties().getStringValue("Note")).isEqualTo("start");
+        assertThat(b.getUpdateSequenceNumber()).isEqualTo(1);
+    }
+
+    @Test
+    void noRefreshSave_leavesTheInstanceStale_soItsNextSaveFails() {
+        CustomObject o = newCounter(0);
+        o.getProperties().putValue("Counter", 1);
+        o.save(RefreshMode.NO_REFRESH);
+        assertThat(o.getUpdateSequenceNumber()).isZero();
+        o.getProperties().putValue("Counter", 2);
+
+        assertThat(failure(() -> o.save(RefreshMode.REFRESH)).getExceptionCode())
+                .isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
+        assertThat(fetch(bob, o.getId()).getProperties().getInteger32Value("Counter")).isEqualTo(1);
+    }
+
+    @Test
+    void createdWithNoRefresh_nextSaveIsStillConditional() {
+        CustomObject o = alice.createCustomObject(counterClass);
+        o.getProperties().putValue("Counter", 1);
+        o.save(RefreshMode.NO_REFRESH);
+        assertThat(o.getUpdateSequenceNumber()).isZero();
+        CustomObject b = fetch(bob, o.getId());
+        b.getProperties().putValue("Counter", 2);
+        b.save(RefreshMode.REFRESH);
+
+        o.getProperties().putValue("Counter", 3);
+        assertThat(failure(() -> o.save(RefreshMode.REFRESH)).getExceptionCode())
+                .isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
+    }
+
+    // --- filters ---
+
+    @Test
+    void unfetchedPropertyIsNotInCache_butSurvivesAConditionalSave() {
+        CustomObject created = newCounter(4);
+        CustomObject partial = bob.fetchCustomObject(counterClass, created.getId(), PropertyFilter.of("Counter"));
+
+        EngineRuntimeException e = failure(() -> partial.getProperties().getStringValue("Note"));
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.API_PROPERTY_NOT_IN_CACHE);
+        assertThat(e.getMessage()).contains("Note", counterClass);
+        assertThat(partial.getProperties().names()).containsExactly("Counter");
+
+        partial.getProperties().putValue("Counter", 5);
+        partial.save(RefreshMode.REFRESH);
+        CustomObject stored = fetch(alice, created.getId());
+        assertThat(stored.getProperties().getStringValue("Note")).isEqualTo("start");
+        assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(5);
+    }
+
+    // --- delete ---
+
+    @Test
+    void deleteIsPendingUntilSave_andUsnChecked() {
+        CustomObject created = newCounter(0);
+        CustomObject stale = fetch(bob, created.getId());
+        created.getProperties().putValue("Counter", 1);
+        created.save(RefreshMode.REFRESH);
+
+        stale.delete();
+        assertThat(fetch(alice, created.getId())).isNotNull();
+        assertThat(failure(() -> stale.save(RefreshMode.REFRESH)).getExceptionCode())
+                .isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
+
+        created.delete();
+        created.save(RefreshMode.REFRESH);
+        assertThat(created.isDeleted()).isTrue();
+        assertThat(failure(() -> fetch(alice, created.getId())).getExceptionCode())
+                .isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+    }
+
+    // --- batches ---
+
+    @Test
+    void batchWithOneStaleObject_leavesEveryObjectUnchanged() {
+        CustomObject o1 = newCounter(1);
+        CustomObject o2 = newCounter(2);
+        CustomObject o3 = newCounter(3);
+        CustomObject stale2 = fetch(bob, o2.getId());
+        o2.getProperties().putValue("Note", "moved on");
+        o2.save(RefreshMode.REFRESH);
+
+        UpdatingBatch batch = bob.createUpdatingBatch(RefreshMode.REFRESH);
+        CustomObject b1 = fetch(bob, o1.getId());
+        CustomObject b3 = fetch(bob, o3.getId());
+        for (CustomObject o : List.of(b1, stale2, b3)) {
+            o.getProperties().putValue("Counter", 100);
+            batch.add(o, null);
+        }
+        EngineRuntimeException e = failure(batch::updateBatch);
+
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
+        assertThat(e.getObjectId()).isEqualTo(o2.getId());
+        assertThat(fetch(alice, o1.getId()).getProperties().getInteger32Value("Counter")).isEqualTo(1);
+        assertThat(fetch(alice, o2.getId()).getProperties().getInteger32Value("Counter")).isEqualTo(2);
+        assertThat(fetch(alice, o3.getId()).getProperties().getInteger32Value("Counter")).isEqualTo(3);
+        assertThat(fetch(alice, o1.getId()).getUpdateSequenceNumber()).isZero();
+        assertThat(b1.isPendingSave()).isTrue();
+    }
+
+    @Test
+    void batchCommitsEveryObjectInOneTransaction() {
+        CustomObject o1 = newCounter(1);
+        CustomObject o2 = newCounter(2);
+        CustomObject fresh = alice.createCustomObject(counterClass);
+        fresh.getProperties().putValue("Counter", 9);
+        o1.getProperties().putValue("Counter", 10);
+        o2.delete();
+        UpdatingBatch batch = alice.createUpdatingBatch(RefreshMode.REFRESH);
+        batch.add(o1, null);
+        batch.add(o2, null);
+        batch.add(fresh, null);
+
+        EngineStatistics before = engine.statistics();
+        batch.updateBatch();
+        EngineStatistics used = engine.statistics().since(before);
+
+        assertThat(used.transactions()).isEqualTo(1);
+        assertThat(used.selects()).isZero();
+        assertThat(batch.hasPendingExecute()).isFalse();
+        assertThat(o1.getUpdateSequenceNumber()).isEqualTo(1);
+        assertThat(fetch(bob, fresh.getId()).getProperties().getInteger32Value("Counter")).isEqualTo(9);
+        assertThat(failure(() -> fetch(bob, o2.getId())).getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+    }
+
+    // --- preprocessors ---
+
+    @Test
+    void preprocessorChangesValues_insideTheSave() {
+        String cls = uniqueName("Stamped");
+        alice.defineClass(cls, c -> c.string("Title").string("Stamp"));
+        List<ChangeContext.Action> seen = new ArrayList<>();
+        alice.addChangePreprocessor(cls, change -> {
+            seen.add(change.action());
+            change.properties().putValue("Stamp", change.user() + ":" + change.properties().getStringValue("Title")
+                    + ":" + change.originalValue("Title"));
+        });
+        IndependentObject o = alice.createObject(cls);
+        o.getProperties().putValue("Title", "a");
+        o.save(RefreshMode.REFRESH);
+        assertThat(o.getProperties().getStringValue("Stamp")).isEqualTo("alice:a:null");
+
+        IndependentObject b = bob.fetchObject(cls, o.getId(), PropertyFilter.ALL);
+        b.getProperties().putValue("Title", "b");
+        b.save(RefreshMode.REFRESH);
+        assertThat(alice.fetchObject(cls, o.getId(), PropertyFilter.ALL).getProperties().getStringValue("Stamp"))
+                .isEqualTo("bob:b:a");
+        assertThat(seen).containsExactly(ChangeContext.Action.CREATE, ChangeContext.Action.UPDATE);
+    }
+
+    @Test
+    void preprocessorOfSuperclass_runsForSubclasses() {
+        String base = uniqueName("Base");
+        String sub = uniqueName("Sub");
+        alice.defineClass(base, c -> c.string("Title"));
+        alice.defineClass(sub, c -> c.superclass(base).integer32("Extra"));
+        alice.addChangePreprocessor(base, change -> change.properties().putValue("Title", "from base"));
+        IndependentObject o = alice.createObject(sub);
+        o.save(RefreshMode.REFRESH);
+        assertThat(o.getProperties().getStringValue("Title")).isEqualTo("from base");
+    }
+
+    @Test
+    void preprocessorFailure_rollsBackTheSave_andWritesNothing() {
+        String cls = uniqueName("Guarded");
+        alice.defineClass(cls, c -> c.integer32("Amount"));
+        ChangePreprocessor refuse = change -> {
+            if (change.properties().getInteger32Value("Amount") > 100) {
+                throw new IllegalStateException("amount over limit");
+            }
+        };
+        alice.addChangePreprocessor(cls, refuse);
+        try {
+            IndependentObject big = alice.createObject(cls);
+            big.getProperties().putValue("Amount", 500);
+            EngineRuntimeException e = failure(() -> big.save(RefreshMode.REFRESH));
+            assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_PREPROCESSOR_FAILED);
+            assertThat(e.getMessage()).contains("amount over limit", cls, big.getId().toString());
+            assertThat(big.isNew()).isTrue();
+            assertThat(failure(() -> alice.fetchObject(cls, big.getId(), PropertyFilter.ALL)).getExceptionCode())
+                    .isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+
+            IndependentObject ok = alice.createObject(cls);
+            ok.getProperties().putValue("Amount", 10);
+            ok.save(RefreshMode.REFRESH);
+            ok.getProperties().putValue("Amount", 200);
+            assertThat(failure(() -> ok.save(RefreshMode.REFRESH)).getExceptionCode())
+                    .isEqualTo(ExceptionCode.E_PREPROCESSOR_FAILED);
+            IndependentObject stored = bob.fetchObject(cls, ok.getId(), PropertyFilter.ALL);
+            assertThat(stored.getProperties().getInteger32Value("Amount")).isEqualTo(10);
+            assertThat(stored.getUpdateSequenceNumber()).isZero();
+        } finally {
+            alice.removeChangePreprocessor(cls, refuse);
+        }
+    }
+
+    // --- round trips ---
+
+    @Test
+    void roundTrips_fetchIsOneSelect_conditionalSaveIsOneUpdate_fetchlessIsNone() {
+        CustomObject created = newCounter(0);
+
+        EngineStatistics before = engine.statistics();
+        CustomObject ref = bob.getCustomObject(counterClass, created.getId());
+        assertThat(engine.statistics().since(before)).isEqualTo(new EngineStatistics(0, 0, 0, 0, 0, 0));
+
+        before = engine.statistics();
+        CustomObject fetched = fetch(bob, created.getId());
+        assertThat(engine.statistics().since(before)).isEqualTo(new EngineStatistics(1, 1, 1, 0, 0, 0));
+
+        before = engine.statistics();
+        fetched.getProperties().putValue("Counter", 1);
+        fetched.save(RefreshMode.REFRESH);
+        assertThat(engine.statistics().since(before)).isEqualTo(new EngineStatistics(1, 1, 0, 0, 1, 0));
+
+        before = engine.statistics();
+        fetched.getProperties().putValue("Counter", 2);
+        fetched.save(RefreshMode.REFRESH);
+        assertThat(engine.statistics().since(before))
+                .as("a remembered USN saves again with no fetch")
+                .isEqualTo(new EngineStatistics(1, 1, 0, 0, 1, 0));
+
+        before = engine.statistics();
+        CustomObject fresh = alice.createCustomObject(counterClass);
+        fresh.save(RefreshMode.REFRESH);
+        assertThat(engine.statistics().since(before)).isEqualTo(new EngineStatistics(1, 1, 0, 1, 0, 0));
+
+        before = engine.statistics();
+        ref.getProperties().putValue("Note", "blind");
+        ref.save(RefreshMode.REFRESH);
+        assertThat(engine.statistics().since(before))
+                .as("an unprotected fetchless save reads the row for update, then updates")
+                .isEqualTo(new EngineStatistics(1, 2, 1, 0, 1, 0));
+        assertThat(ref.getUpdateSequenceNumber()).isEqualTo(3);
+    }
+
+    // --- types and classes ---
+
+    @Test
+    void everyPropertyTypeRoundTrips() {
+        String cls = uniqueName("Typed");
+        alice.defineClass(cls, c -> c.string("S").integer32("I").int64("L").float64("F").bool("B").dateTime("D").id("U"));
+        Instant when = Instant.parse("2026-03-04T05:06:07.123456Z");
+        UUID ref = UUID.randomUUID();
+        IndependentObject o = alice.createObject(cls);
+        o.getProperties().putValue("S", "héllo \"quoted\" ✓");
+        o.getProperties().putValue("I", Integer.MIN_VALUE);
+        o.getProperties().putValue("L", Long.MAX_VALUE);
+        o.getProperties().putValue("F", 0.1 + 0.2);
+        o.getProperties().putValue("B", true);
+        o.getProperties().putValue("D", when);
+        o.getProperties().putValue("U", ref);
+        o.save(RefreshMode.NO_REFRESH);
+
+        IndependentObject f = bob.fetchObject(cls, o.getId(), PropertyFilter.ALL);
+        assertThat(f.getProperties().getStringValue("S")).isEqualTo("héllo \"quoted\" ✓");
+        assertThat(f.getProperties().getInteger32Value("I")).isEqualTo(Integer.MIN_VALUE);
+        assertThat(f.getProperties().getInt64Value("L")).isEqualTo(Long.MAX_VALUE);
+        assertThat(f.getProperties().getFloat64Value("F")).isEqualTo(0.1 + 0.2);
+        assertThat(f.getProperties().getBooleanValue("B")).isTrue();
+        assertThat(f.getProperties().getDateTimeValue("D")).isEqualTo(when);
+        assertThat(f.getProperties().getIdValue("U")).isEqualTo(ref);
+        assertThat(f.getProperties().getObjectValue("Id")).isEqualTo(o.getId());
+        assertThat(f.getProperties().getObjectValue("UpdateSequenceNumber")).isEqualTo(0);
+        assertThat(f.getDateCreated()).isNotNull().isEqualTo(f.getDateLastModified());
+    }
+
+    @Test
+    void defaultsAreAppliedOnCreate() {
+        String cls = uniqueName("Defaults");
+        alice.defineClass(cls, c -> c.property(new PropertyDefinition("Status", PropertyType.STRING, true, "open", 10)));
+        IndependentObject o = alice.createObject(cls);
+        assertThat(o.getProperties().getStringValue("Status")).isEqualTo("open");
+        o.save(RefreshMode.REFRESH);
+        assertThat(bob.fetchObject(cls, o.getId(), PropertyFilter.ALL).getProperties().getStringValue("Status"))
+                .isEqualTo("open");
+    }
+
+    @Test
+    void subclassObjects_areFoundThroughTheirSuperclass_withTheRightType() {
+        String docClass = uniqueName("Invoice");
+        alice.defineClass(docClass, c -> c.superclass("Document").string("Customer"));
+        Document d = alice.createDocument(docClass);
+        d.getProperties().putValue("DocumentTitle", "March");
+        d.getProperties().putValue("Customer", "ACME");
+        d.save(RefreshMode.REFRESH);
+
+        IndependentObject viaBase = bob.fetchObject("Document", d.getId(), PropertyFilter.ALL);
+        assertThat(viaBase).isInstanceOf(Document.class);
+        assertThat(viaBase.getClassName()).isEqualTo(docClass);
+        assertThat(viaBase.getProperties().getStringValue("Customer")).isEqualTo("ACME");
+
+        EngineRuntimeException wrongKind = failure(() -> bob.fetchCustomObject(docClass, d.getId(), PropertyFilter.ALL));
+        assertThat(wrongKind.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(wrongKind.getMessage()).contains(docClass, "is a Document class, not a CustomObject class");
+        assertThat(failure(() -> bob.fetchObject(counterClass, d.getId(), PropertyFilter.ALL)).getExceptionCode())
+                .isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+    }
+
+    @Test
+    void classesGainProperties_andAnotherEngineSeesThem() {
+        String cls = uniqueName("Growing");
+        alice.defineClass(cls, c -> c.string("A"));
+        IndependentObject o = alice.createObject(cls);
+        o.getProperties().putValue("A", "a");
+        o.save(RefreshMode.REFRESH);
+        try (ContentEngine other = ContentEngine.open(config())) {
+            ObjectStore otherStore = other.session("carol").objectStore();
+            otherStore.fetchObject(cls, o.getId(), PropertyFilter.ALL); // caches the old definition
+            alice.defineClass(cls, c -> c.integer32("B"));
+            o.getProperties().putValue("B", 2);
+            o.save(RefreshMode.REFRESH);
+
+            IndependentObject seen = otherStore.fetchObject(cls, o.getId(), PropertyFilter.ALL);
+            assertThat(seen.getProperties().getInteger32Value("B")).isEqualTo(2);
+            seen.getProperties().putValue("B", 3);
+            seen.save(RefreshMode.REFRESH);
+        }
+        assertThat(alice.getClassDefinition(cls).getPropertyDefinitions()).extracting(PropertyDefinition::name)
+                .containsExactly("A", "B");
+    }
+
+    // --- bad input: a clear error, and nothing written ---
+
+    @Test
+    void wrongType_isRefusedWithClassPropertyAndValue() {
+        CustomObject stored = newCounter(1);
+        CustomObject o = fetch(bob, stored.getId());
+        o.getProperties().putValue("Counter", "twelve");
+        EngineRuntimeException e = failure(() -> o.save(RefreshMode.REFRESH));
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(e.getMessage()).isEqualTo("E_BAD_VALUE: Bad value for " + counterClass + " {" + o.getId()
+                + "}.Counter: \"twelve\" (expected Integer32 (Integer))");
+        assertThat(fetch(alice, stored.getId()).getUpdateSequenceNumber()).isZero();
+    }
+
+    @Test
+    void overLongString_undefinedProperty_longForInteger32_areRefused() {
+        CustomObject stored = newCounter(1);
+        Supplier<CustomObject> fresh = () -> fetch(bob, stored.getId());
+
+        CustomObject tooLong = fresh.get();
+        tooLong.getProperties().putValue("Note", "x".repeat(21));
+        EngineRuntimeException e1 = failure(() -> tooLong.save(RefreshMode.REFRESH));
+        assertThat(e1.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(e1.getMessage()).contains(counterClass, "Note", "longer than the maximum length 20");
+
+        CustomObject undefined = fresh.get();
+        undefined.getProperties().putValue("Colour", "red");
+        EngineRuntimeException e2 = failure(() -> undefined.save(RefreshMode.REFRESH));
+        assertThat(e2.getExceptionCode()).isEqualTo(ExceptionCode.E_PROPERTY_NOT_DEFINED);
+        assertThat(e2.getMessage()).isEqualTo("E_PROPERTY_NOT_DEFINED: The class " + counterClass + " has no property Colour");
+
+        CustomObject wide = fresh.get();
+        wide.getProperties().putValue("Counter", 5_000_000_000L);
+        assertThat(failure(() -> wide.save(RefreshMode.REFRESH)).getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+
+        CustomObject after = fetch(alice, stored.getId());
+        assertThat(after.getUpdateSequenceNumber()).isZero();
+        assertThat(after.getProperties().toMap()).isEqualTo(stored.getProperties().toMap());
+    }
+
+    @Test
+    void missingRequiredValue_refusesTheCreate() {
+        String cls = uniqueName("Required");
+        alice.defineClass(cls, c -> c.required("CaseNumber", PropertyType.INT64));
+        IndependentObject o = alice.createObject(cls);
+        EngineRuntimeException e = failure(() -> o.save(RefreshMode.REFRESH));
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(e.getMessage()).contains(cls, "CaseNumber", "a value is required");
+        assertThat(failure(() -> alice.fetchObject(cls, o.getId(), PropertyFilter.ALL)).getExceptionCode())
+                .isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+    }
+
+    @Test
+    void systemPropertiesAreReadOnly() {
+        CustomObject o = newCounter(0);
+        EngineRuntimeException e = failure(() -> o.getProperties().putValue("UpdateSequenceNumber", 99));
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(e.getMessage()).contains("UpdateSequenceNumber", "a read-only system property");
+    }
+
+    @Test
+    void classDefinitionErrors_nameTheClassAndProperty() {
+        EngineRuntimeException unknown = failure(() -> alice.createObject("NoSuchClass" + counterClass));
+        assertThat(unknown.getExceptionCode()).isEqualTo(ExceptionCode.E_CLASS_NOT_FOUND);
+        assertThat(unknown.getMessage()).contains("NoSuchClass" + counterClass);
+
+        EngineRuntimeException retype = failure(() -> alice.defineClass(counterClass, c -> c.string("Counter")));
+        assertThat(retype.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(retype.getMessage()).contains(counterClass, "Counter", "already defined as");
+
+        EngineRuntimeException badName = failure(() -> alice.defineClass("bad name", c -> { }));
+        assertThat(badName.getMessage()).contains("\"bad name\"");
+
+        EngineRuntimeException builtIn = failure(() -> alice.defineClass("Document", c -> c.string("X")));
+        assertThat(builtIn.getMessage()).contains("built-in classes cannot be redefined");
+
+        EngineRuntimeException system = failure(() -> alice.defineClass(uniqueName("Sys"), c -> c.string("Creator")));
+        assertThat(system.getMessage()).contains("a system property name");
+    }
+
+    // --- race ---
+
+    @Test
+    void racingIncrements_loseNoUpdate() throws Exception {
+        int threads = 8;
+        int incrementsEach = 500;
+        UUID id = newCounter(0).getId();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        try {
+            List<Future<int[]>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                ObjectStore os = engine.session("worker" + t).objectStore();
+                results.add(pool.submit(() -> {
+                    start.await();
+                    return incrementLoop(os, id, incrementsEach);
+                }));
+            }
+            start.countDown();
+            int successes = 0;
+            int conflicts = 0;
+            for (Future<int[]> f : results) {
+                int[] r = f.get(5, TimeUnit.MINUTES);
+                successes += r[0];
+                conflicts += r[1];
+            }
+            CustomObject end = fetch(alice, id);
+            assertThat(successes).isEqualTo(threads * incrementsEach);
+            assertThat(end.getProperties().getInteger32Value("Counter")).isEqualTo(successes);
+            assertThat(end.getUpdateSequenceNumber()).isEqualTo(successes);
+            System.out.printf("%s: %d increments, %d conflicts%n", getClass().getSimpleName(), successes, conflicts);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Fetch-modify-save until {@code count} saves succeeded; returns {successes, conflicts}. */
+    private int[] incrementLoop(ObjectStore os, UUID id, int count) {
+        CustomObject o = os.fetchCustomObject(counterClass, id, PropertyFilter.of("Counter"));
+        int conflicts = 0;
+        for (int done = 0; done < count; ) {
+            o.getProperties().putValue("Counter", o.getProperties().getInteger32Value("Counter") + 1);
+            try {
+                o.save(RefreshMode.REFRESH);
+                done++;
+            } catch (EngineRuntimeException e) {
+                if (e.getExceptionCode() != ExceptionCode.E_OBJECT_MODIFIED) {
+                    throw e;
+                }
+                conflicts++;
+                o.refresh(PropertyFilter.of("Counter"));
+            }
+        }
+        return new int[] {count, conflicts};
+    }
+}

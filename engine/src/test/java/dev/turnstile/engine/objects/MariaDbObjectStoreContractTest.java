@@ -1,0 +1,11 @@
+package dev.turnstile.engine.objects;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TestDatabases;
+
+class MariaDbObjectStoreContractTest extends AbstractObjectStoreContractTest {
+    @Override
+    protected EngineConfig config() {
+        return TestDatabases.mariadb();
+    }
+}
