@@ -1,0 +1,107 @@
+package dev.turnstile.engine;
+
+import org.awaitility.Awaitility;
+
+import java.io.BufferedReader;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.io.PrintWriter;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Predicate;
+
+/**
+ * A real second JVM on the test class path, for claims about several processes sharing a
+ * database. Its standard output is collected line by line; its standard error goes to a file under
+ * target/ so a failing child can be diagnosed. {@link #kill()} is SIGKILL, not a polite stop.
+ */
+public final class ChildJvm implements AutoCloseable {
+    private final Process process;
+    private final List<String> lines = new CopyOnWriteArrayList<>();
+    private final PrintWriter stdin;
+    private final Path errorLog;
+    private final Thread reader;
+
+    private ChildJvm(Process process, Path errorLog) {
+        this.process = process;
+        this.errorLog = errorLog;
+        this.stdin = new PrintWriter(process.getOutputStream(), true, StandardCharsets.UTF_8);
+        this.reader = new Thread(() -> {
+            try (BufferedReader r = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8))) {
+                for (String line; (line = r.readLine()) != null; ) {
+                    lines.add(line);
+                }
+            } catch (IOException ignored) {
+                // the child died; what it printed so far stays in lines
+            }
+        }, "child-" + process.pid() + "-stdout");
+        reader.setDaemon(true);
+        reader.start();
+    }
+
+    public static ChildJvm start(Class<?> main, String... args) throws IOException {
+        List<String> command = new ArrayList<>();
+        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add("-Xmx256m");
+        command.add("-XX:TieredStopAtLevel=1");
+        command.add("-cp");
+        command.add(System.getProperty("java.class.path"));
+        command.add(main.getName());
+        command.addAll(List.of(args));
+        Path dir = Files.createDirectories(Path.of("target", "child-logs"));
+        Path errorLog = Files.createTempFile(dir, main.getSimpleName() + "-", ".log");
+        Process p = new ProcessBuilder(command).redirectError(errorLog.toFile()).start();
+        return new ChildJvm(p, errorLog);
+    }
+
+    /** Sends one line to the child's standard input. */
+    public void send(String line) {
+        stdin.println(line);
+    }
+
+    public List<String> lines() {
+        return List.copyOf(lines);
+    }
+
+    /** Waits until a line matches; fails at once if the child dies without printing one. */
+    public String awaitLine(Predicate<String> match, Duration timeout) {
+        return Awaitility.await("a line from child " + process.pid() + " (stderr in " + errorLog + ")")
+                .atMost(timeout)
+                .pollInterval(Duration.ofMillis(20))
+                .failFast("child " + process.pid() + " exited; stderr in " + errorLog,
+                        () -> !process.isAlive() && !reader.isAlive() && lines.stream().noneMatch(match))
+                .until(() -> lines.stream().filter(match).findFirst(), Optional::isPresent)
+                .orElseThrow();
+    }
+
+    public long countLines(Predicate<String> match) {
+        return lines.stream().filter(match).count();
+    }
+
+    public int awaitExit(Duration timeout) throws InterruptedException {
+        if (!process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+            throw new AssertionError("child " + process.pid() + " did not exit in " + timeout + "; stderr in " + errorLog);
+        }
+        return process.exitValue();
+    }
+
+    /** SIGKILL: the child gets no chance to commit, roll back or close anything. */
+    public void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor(30, TimeUnit.SECONDS);
+    }
+
+    @Override
+    public void close() throws InterruptedException {
+        if (process.isAlive()) {
+            kill();
+        }
+    }
+}

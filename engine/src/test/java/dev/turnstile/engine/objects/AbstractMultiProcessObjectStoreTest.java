@@ -1,0 +1,172 @@
+package dev.turnstile.engine.objects;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.engine.ChildJvm;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * First-writer-wins across real processes: child JVMs, each with its own engine and pool, share
+ * one database with this test's engine.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractMultiProcessObjectStoreTest {
+    private static final Duration STARTUP = Duration.ofSeconds(60);
+    private static final Duration RUN = Duration.ofMinutes(3);
+
+    private ContentEngine engine;
+    private ObjectStore os;
+
+    protected abstract EngineConfig config();
+
+    /** A database with no Turnstile schema yet, for the concurrent first-open test. */
+    protected abstract EngineConfig freshDatabase() throws Exception;
+
+    @BeforeAll
+    void open() {
+        engine = ContentEngine.open(config());
+        os = engine.session("parent").objectStore();
+    }
+
+    @AfterAll
+    void close() {
+        engine.close();
+    }
+
+    private UUID newCounter(String className) {
+        os.defineClass(className, c -> c.integer32("Counter"));
+        CustomObject o = os.createCustomObject(className);
+        o.getProperties().putValue("Counter", 0);
+        o.save(RefreshMode.REFRESH);
+        return o.getId();
+    }
+
+    private static String[] args(EngineConfig config, String... more) {
+        List<String> all = new ArrayList<>(List.of(config.jdbcUrl(), config.username(), config.password()));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
+    }
+
+    private static void startTogether(List<ChildJvm> children) {
+        for (ChildJvm child : children) {
+            child.awaitLine("READY"::equals, STARTUP);
+        }
+        children.forEach(child -> child.send("GO"));
+    }
+
+    /** The values a child reported as committed. */
+    private static List<Integer> committed(ChildJvm child) {
+        return child.lines().stream().filter(l -> l.startsWith("OK ")).map(l -> Integer.parseInt(l.substring(3))).toList();
+    }
+
+    @Test
+    void threeProcessesIncrementingOneObject_loseNoUpdate() throws Exception {
+        String cls = AbstractObjectStoreContractTest.uniqueName("Shared");
+        UUID id = newCounter(cls);
+        int perProcess = 300;
+        List<ChildJvm> children = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                children.add(ChildJvm.start(IncrementWorker.class, args(config(), cls, id.toString(), "" + perProcess)));
+            }
+            startTogether(children);
+            for (ChildJvm child : children) {
+                child.awaitLine(l -> l.startsWith("DONE "), RUN);
+                assertThat(child.awaitExit(STARTUP)).isZero();
+            }
+            Set<Integer> all = new HashSet<>();
+            for (ChildJvm child : children) {
+                all.addAll(committed(child));
+            }
+            CustomObject end = os.fetchCustomObject(cls, id, PropertyFilter.ALL);
+            assertThat(all).hasSize(3 * perProcess);
+            assertThat(end.getProperties().getInteger32Value("Counter")).isEqualTo(3 * perProcess);
+            assertThat(end.getUpdateSequenceNumber()).isEqualTo(3 * perProcess);
+        } finally {
+            for (ChildJvm child : children) {
+                child.close();
+            }
+        }
+    }
+
+    @Test
+    void processKilledMidLoop_losesNoCommittedUpdate_andLeavesTheDatabaseUsable() throws Exception {
+        String cls = AbstractObjectStoreContractTest.uniqueName("Killed");
+        UUID id = newCounter(cls);
+        int survivorsCount = 300;
+        List<ChildJvm> children = new ArrayList<>();
+        try {
+            ChildJvm victim = ChildJvm.start(IncrementWorker.class, args(config(), cls, id.toString(), "-1"));
+            children.add(victim);
+            for (int i = 0; i < 2; i++) {
+                children.add(ChildJvm.start(IncrementWorker.class, args(config(), cls, id.toString(), "" + survivorsCount)));
+            }
+            startTogether(children);
+            victim.awaitLine(l -> l.equals("OK 150") || (l.startsWith("OK ") && Integer.parseInt(l.substring(3)) > 150), RUN);
+            victim.kill();
+            for (ChildJvm survivor : children.subList(1, 3)) {
+                survivor.awaitLine(l -> l.startsWith("DONE "), RUN);
+                assertThat(survivor.awaitExit(STARTUP)).isZero();
+            }
+
+            List<Integer> reported = new ArrayList<>();
+            children.forEach(c -> reported.addAll(committed(c)));
+            Set<Integer> distinct = new HashSet<>(reported);
+            assertThat(distinct).as("no two processes committed the same increment").hasSize(reported.size());
+            CustomObject end = os.fetchCustomObject(cls, id, PropertyFilter.ALL);
+            int value = end.getProperties().getInteger32Value("Counter");
+            // The victim may have committed one save it had no time to report.
+            assertThat(value).isBetween(reported.size(), reported.size() + 1);
+            assertThat(end.getUpdateSequenceNumber()).isEqualTo(value);
+            assertThat(distinct).allMatch(v -> v >= 1 && v <= value);
+
+            end.getProperties().putValue("Counter", value + 1);
+            end.save(RefreshMode.REFRESH);
+            assertThat(end.getUpdateSequenceNumber()).isEqualTo(value + 1);
+        } finally {
+            for (ChildJvm child : children) {
+                child.close();
+            }
+        }
+    }
+
+    @Test
+    void processesOpeningANewDatabaseAtOnce_allSucceed() throws Exception {
+        EngineConfig fresh = freshDatabase();
+        List<ChildJvm> children = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                children.add(ChildJvm.start(OpenWorker.class, args(fresh, "Opened")));
+            }
+            startTogether(children);
+            for (ChildJvm child : children) {
+                child.awaitLine("OPENED"::equals, RUN);
+                assertThat(child.awaitExit(STARTUP)).isZero();
+            }
+            try (ContentEngine check = ContentEngine.open(fresh)) {
+                assertThat(check.session("x").objectStore().getClassDefinition("Opened").getPropertyDefinitions())
+                        .hasSize(1);
+            }
+        } finally {
+            for (ChildJvm child : children) {
+                child.close();
+            }
+        }
+    }
+}
