@@ -1,0 +1,85 @@
+package dev.turnstile.engine;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.RefreshMode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class ContentEngineTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void opensFromAYamlFileThroughServiceLoader() throws Exception {
+        Path db = dir.resolve("db");
+        Path file = Files.writeString(dir.resolve("turnstile.yaml"),
+                "database:\n  url: jdbc:h2:file:" + db + ";AUTO_SERVER=TRUE\n  maxPoolSize: 3\n");
+        try (ContentEngine engine = ContentEngine.open(file)) {
+            assertThat(engine.config().maxPoolSize()).isEqualTo(3);
+            ObjectStore os = engine.session("alice").objectStore();
+            os.defineClass("Thing", c -> c.string("Name"));
+            CustomObject o = os.createCustomObject("Thing");
+            o.save(RefreshMode.REFRESH);
+            assertThat(o.getCreator()).isEqualTo("alice");
+        }
+    }
+
+    @Test
+    void injectedClockStampsTheDates() {
+        MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
+        EngineConfig config = EngineConfig.from(TestDatabases.h2("clock")).clock(clock).build();
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            ObjectStore os = engine.session("alice").objectStore();
+            os.defineClass("Clocked", c -> c.integer32("N"));
+            CustomObject o = os.createCustomObject("Clocked");
+            o.save(RefreshMode.REFRESH);
+            clock.advance(Duration.ofHours(5));
+            CustomObject other = engine.session("bob").objectStore().fetchCustomObject("Clocked", o.getId(), PropertyFilter.ALL);
+            other.getProperties().putValue("N", 1);
+            other.save(RefreshMode.REFRESH);
+            assertThat(other.getDateCreated()).isEqualTo(Instant.parse("2030-01-01T00:00:00Z"));
+            assertThat(other.getDateLastModified()).isEqualTo(Instant.parse("2030-01-01T05:00:00Z"));
+            assertThat(other.getLastModifier()).isEqualTo("bob");
+        }
+    }
+
+    @Test
+    void defaultClockIsTheDatabases_closeToThisMachinesOnALocalServer() {
+        try (ContentEngine engine = ContentEngine.open(TestDatabases.h2("dbclock"))) {
+            ObjectStore os = engine.session("alice").objectStore();
+            os.defineClass("DbClocked", c -> c.integer32("N"));
+            Instant before = Instant.now();
+            CustomObject o = os.createCustomObject("DbClocked");
+            o.save(RefreshMode.REFRESH);
+            assertThat(Duration.between(before, o.getDateCreated()).abs()).isLessThan(Duration.ofSeconds(5));
+        }
+    }
+
+    @Test
+    void badUserAndUnreachableDatabase_areClearErrors() {
+        try (ContentEngine engine = ContentEngine.open(TestDatabases.h2("users"))) {
+            assertThatThrownBy(() -> engine.session(" "))
+                    .hasMessage("E_BAD_VALUE: Bad value for user: \" \" (must be a non-blank name of at most 128 characters)");
+        }
+        EngineConfig nowhere = EngineConfig.builder().jdbcUrl("jdbc:postgresql://127.0.0.1:1/none")
+                .connectionTimeout(Duration.ofMillis(500)).build();
+        assertThatThrownBy(() -> ContentEngine.open(nowhere))
+                .isInstanceOfSatisfying(EngineRuntimeException.class,
+                        e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_DATABASE_UNAVAILABLE))
+                .hasMessageContaining("jdbc:postgresql://127.0.0.1:1/none");
+    }
+}

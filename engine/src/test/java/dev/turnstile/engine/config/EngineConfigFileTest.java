@@ -1,0 +1,112 @@
+package dev.turnstile.engine.config;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class EngineConfigFileTest {
+    @TempDir
+    Path dir;
+
+    private Path write(String yaml) throws IOException {
+        return Files.writeString(dir.resolve("turnstile.yaml"), yaml);
+    }
+
+    @Test
+    void readsEveryDatabaseKey() throws IOException {
+        Path file = write("""
+                database:
+                  url: jdbc:postgresql://db:5432/ecm
+                  username: ecm
+                  password: secret
+                  maxPoolSize: 32
+                  connectionTimeout: 2500ms
+                """);
+        EngineConfig config = EngineConfigFile.read(file);
+        assertThat(config.jdbcUrl()).isEqualTo("jdbc:postgresql://db:5432/ecm");
+        assertThat(config.username()).isEqualTo("ecm");
+        assertThat(config.password()).isEqualTo("secret");
+        assertThat(config.maxPoolSize()).isEqualTo(32);
+        assertThat(config.connectionTimeout()).isEqualTo(Duration.ofMillis(2500));
+        assertThat(config.source()).isEqualTo(file.toString());
+        assertThat(config.toString()).contains("password=****").doesNotContain("secret");
+    }
+
+    @Test
+    void emptyFileMeansDefaults() throws IOException {
+        EngineConfig config = EngineConfigFile.read(write(""));
+        assertThat(config.jdbcUrl()).isEqualTo(EngineConfig.DEFAULT_JDBC_URL);
+        assertThat(config.maxPoolSize()).isEqualTo(EngineConfig.DEFAULT_MAX_POOL_SIZE);
+    }
+
+    @Test
+    void unknownKey_namesFileAndKeyPath() throws IOException {
+        Path file = write("database:\n  urll: jdbc:h2:mem:x\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(file))
+                .isInstanceOf(EngineRuntimeException.class)
+                .hasMessage("E_CONFIG_INVALID: " + file + ": database.urll = \"jdbc:h2:mem:x\": unknown key;"
+                        + " known keys here are [connectionTimeout, maxPoolSize, password, url, username]");
+    }
+
+    @Test
+    void badValues_nameFileKeyAndValue() throws IOException {
+        Path pool = write("database:\n  maxPoolSize: 0\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(pool))
+                .hasMessage("E_CONFIG_INVALID: " + pool + ": database.maxPoolSize = 0 [Integer]: must be at least 1");
+
+        Path notInt = write("database:\n  maxPoolSize: many\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(notInt))
+                .hasMessage("E_CONFIG_INVALID: " + notInt + ": database.maxPoolSize = \"many\": must be an integer");
+
+        Path duration = write("database:\n  connectionTimeout: soon\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(duration))
+                .hasMessage("E_CONFIG_INVALID: " + duration + ": database.connectionTimeout = \"soon\":"
+                        + " must be a duration such as 500ms, 10s, 1m or PT10S");
+
+        Path url = write("database:\n  url: postgres://nope\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(url))
+                .hasMessage("E_CONFIG_INVALID: " + url + ": database.url = \"postgres://nope\": must start with jdbc:");
+    }
+
+    @Test
+    void brokenYamlAndMissingFile_areConfigErrors() throws IOException {
+        Path broken = write("database: [unclosed\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(broken))
+                .isInstanceOfSatisfying(EngineRuntimeException.class,
+                        e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_CONFIG_INVALID))
+                .hasMessageContaining(broken.toString()).hasMessageContaining("not valid YAML");
+        Path missing = dir.resolve("missing.yaml");
+        assertThatThrownBy(() -> EngineConfigFile.read(missing))
+                .hasMessageContaining(missing.toString()).hasMessageContaining("cannot be read");
+    }
+
+    @Test
+    void durationsAcceptShortFormsAndIso() {
+        assertThat(Durations.parse("100ms")).isEqualTo(Duration.ofMillis(100));
+        assertThat(Durations.parse("2s")).isEqualTo(Duration.ofSeconds(2));
+        assertThat(Durations.parse("1m")).isEqualTo(Duration.ofMinutes(1));
+        assertThat(Durations.parse("PT0.25S")).isEqualTo(Duration.ofMillis(250));
+        assertThat(Durations.parse("2 weeks")).isNull();
+    }
+
+    @Test
+    void referenceFileIsValid_andStatesTheDefaults() {
+        EngineConfig reference = EngineConfigFile.read(Path.of("..", "docs", "turnstile-reference.yaml"));
+        EngineConfig defaults = EngineConfig.ofDefaults();
+        assertThat(reference.jdbcUrl()).isEqualTo(defaults.jdbcUrl());
+        assertThat(reference.username()).isEqualTo(defaults.username());
+        assertThat(reference.password()).isEqualTo(defaults.password());
+        assertThat(reference.maxPoolSize()).isEqualTo(defaults.maxPoolSize());
+        assertThat(reference.connectionTimeout()).isEqualTo(defaults.connectionTimeout());
+    }
+}

@@ -1,0 +1,94 @@
+package dev.turnstile.samples;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.Document;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.UpdatingBatch;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The README's code, as regions that {@link ReadmeSnippetsTest} compares with the README word for
+ * word; running them here proves the README compiles and does what it says.
+ */
+class ReadmeExamplesTest {
+    private final EngineConfig config = EngineConfig.builder()
+            .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "readme").toAbsolutePath() + ";AUTO_SERVER=TRUE")
+            .build();
+
+    @Test
+    void firstWriterWins() {
+        String outcome;
+        // region first-writer-wins
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            ObjectStore alice = engine.session("alice").objectStore();
+            alice.defineClass("Invoice", c -> c.superclass("Document").string("Customer", 100).int64("Amount"));
+            Document invoice = alice.createDocument("Invoice");
+            invoice.getProperties().putValue("Customer", "ACME");
+            invoice.getProperties().putValue("Amount", 1200L);
+            invoice.save(RefreshMode.REFRESH);            // one INSERT; USN 0
+
+            ObjectStore bob = engine.session("bob").objectStore();
+            Document bobs = bob.fetchDocument("Invoice", invoice.getId(), PropertyFilter.ALL);   // one SELECT
+
+            invoice.getProperties().putValue("Amount", 1300L);
+            invoice.save(RefreshMode.REFRESH);            // UPDATE … WHERE id = ? AND usn = 0; USN 1
+
+            bobs.getProperties().putValue("Amount", 900L);
+            try {
+                bobs.save(RefreshMode.REFRESH);           // still holds USN 0: refused, nothing written
+                outcome = "saved";
+            } catch (EngineRuntimeException e) {
+                outcome = e.getExceptionCode() + " " + e.getRequestedUsn() + "/" + e.getDatabaseUsn();
+            }
+        }
+        // endregion
+        assertThat(outcome).isEqualTo("E_OBJECT_MODIFIED 0/1");
+    }
+
+    @Test
+    void batchAndPreprocessor() {
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            // region batch-and-preprocessor
+            ObjectStore os = engine.session("alice").objectStore();
+            os.defineClass("Case", c -> c.string("Title").string("TitleUpper"));
+            os.addChangePreprocessor("Case", change ->          // runs inside the saving transaction
+                    change.properties().putValue("TitleUpper", change.properties().getStringValue("Title").toUpperCase()));
+
+            UpdatingBatch batch = os.createUpdatingBatch(RefreshMode.REFRESH);
+            for (String title : new String[] {"water damage", "stolen bike"}) {
+                var c = os.createCustomObject("Case");
+                c.getProperties().putValue("Title", title);
+                batch.add(c, null);
+            }
+            batch.updateBatch();                                  // one transaction: both or neither
+            // endregion
+            assertThat(batch.hasPendingExecute()).isFalse();
+        }
+    }
+
+    @Test
+    void errorCodes() {
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            ObjectStore os = engine.session("alice").objectStore();
+            os.defineClass("Case", c -> c.string("Title").string("TitleUpper"));
+            var ref = os.getCustomObject("Case", java.util.UUID.randomUUID());
+            ref.getProperties().putValue("Title", "x");
+            try {
+                ref.save(RefreshMode.REFRESH);
+            } catch (EngineRuntimeException e) {
+                assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+                return;
+            }
+            throw new AssertionError("expected E_OBJECT_NOT_FOUND");
+        }
+    }
+}
