@@ -19,8 +19,11 @@ import org.slf4j.LoggerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * One engine's database: the HikariCP pool, the Hibernate session factory over it, the schema, the
@@ -91,7 +94,7 @@ public final class Database implements AutoCloseable {
      * Runs {@code work} in one transaction and commits it; any exception rolls it back. Engine
      * exceptions pass through; anything else becomes {@link ExceptionCode#E_DATABASE_UNAVAILABLE}.
      */
-    public <T> T inTransaction(String what, Function<StatelessSession, T> work) {
+    public <T> T inTransaction(Supplier<String> what, Function<StatelessSession, T> work) {
         try (StatelessSession session = sessionFactory.openStatelessSession()) {
             Transaction tx = session.beginTransaction();
             try {
@@ -111,7 +114,7 @@ public final class Database implements AutoCloseable {
                 counter.transactionEnded();
             }
         } catch (RuntimeException e) {
-            throw translate(e, what);
+            throw translate(e, what.get());
         }
     }
 
@@ -135,8 +138,9 @@ public final class Database implements AutoCloseable {
         return root.getMessage();
     }
 
-    public Clock clock() {
-        return clock;
+    /** The current time by the engine's clock, to the microsecond every database here stores. */
+    public Instant now() {
+        return clock.instant().truncatedTo(ChronoUnit.MICROS);
     }
 
     public String productName() {

@@ -4,9 +4,6 @@ import jakarta.persistence.Column;
 import jakarta.persistence.Entity;
 import jakarta.persistence.Id;
 import jakarta.persistence.Table;
-import org.hibernate.Length;
-import org.hibernate.annotations.JdbcTypeCode;
-import org.hibernate.type.SqlTypes;
 
 /** A user-defined class: its superclass and its own property definitions as JSON. */
 @Entity
@@ -22,8 +19,7 @@ public class ClassRecord {
     @Column(name = "revision", nullable = false)
     int revision;
 
-    @JdbcTypeCode(SqlTypes.LONG32VARCHAR)
-    @Column(name = "property_defs", nullable = false, length = Length.LONG32)
+    @Column(name = "property_defs", nullable = false, length = ObjectRecord.MAX_VALUES_LENGTH)
     String propertyDefinitions;
 
     protected ClassRecord() {

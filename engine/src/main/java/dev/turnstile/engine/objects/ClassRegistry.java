@@ -54,7 +54,7 @@ final class ClassRegistry {
             return cached;
         }
         checkName("class name", className);
-        DefaultClassDefinition loaded = database.inTransaction("reading class " + className,
+        DefaultClassDefinition loaded = database.inTransaction(() -> "reading class " + className,
                 session -> load(session, className, LockMode.NONE));
         if (loaded == null) {
             throw EngineRuntimeException.classNotFound(className);
@@ -116,7 +116,7 @@ final class ClassRegistry {
         }
         for (int attempt = 1; ; attempt++) {
             try {
-                DefaultClassDefinition defined = database.inTransaction("defining class " + className,
+                DefaultClassDefinition defined = database.inTransaction(() -> "defining class " + className,
                         session -> defineIn(session, className, superclass, requested));
                 reload(); // subclasses cached with the old definition must see the new properties
                 cache.put(className, defined);

@@ -129,7 +129,11 @@ public abstract class AbstractObjectStoreContractTest {
             o.save(RefreshMode.REFRESH);
             assertThat(o.getUpdateSequenceNumber()).isEqualTo(i);
         }
-        assertThat(fetch(bob, o.getId()).getUpdateSequenceNumber()).isEqualTo(3);
+        CustomObject stored = fetch(bob, o.getId());
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(3);
+        assertThat(stored.getDateLastModified()).as("what REFRESH brought back is what was stored")
+                .isEqualTo(o.getDateLastModified()).isAfterOrEqualTo(stored.getDateCreated());
+        assertThat(stored.getDateCreated()).isEqualTo(o.getDateCreated());
     }
 
     @Test
