@@ -46,7 +46,7 @@ final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer
     @Option(names = "--threads", defaultValue = "4", description = "threads in the contended scenarios (default ${DEFAULT-VALUE})")
     int threads;
 
-    @Option(names = "--rounds", defaultValue = "3", description = "rounds per scenario; the median is reported (default ${DEFAULT-VALUE})")
+    @Option(names = "--rounds", defaultValue = "5", description = "rounds per scenario; the median is reported (default ${DEFAULT-VALUE})")
     int rounds;
 
     private final AtomicInteger nextRow = new AtomicInteger();
@@ -82,12 +82,15 @@ final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer
     }
 
     /**
-     * Runs every scenario {@code rounds} times, interleaved so drift on a noisy machine hits them
+     * Runs every scenario once to warm up, then {@code rounds} times, interleaved so drift on a noisy machine hits them
      * alike, and keeps each scenario's median round (lost updates are summed over all rounds).
      */
     private List<Scenario.Result> rounds(List<ScenarioRun> scenarios) throws Exception {
         List<List<Scenario.Result>> byScenario = new ArrayList<>();
         scenarios.forEach(s -> byScenario.add(new ArrayList<>()));
+        for (ScenarioRun scenario : scenarios) {
+            scenario.run(); // warm-up round: JIT, connection pools, server caches
+        }
         for (int round = 0; round < rounds; round++) {
             for (int i = 0; i < scenarios.size(); i++) {
                 byScenario.get(i).add(scenarios.get(i).run());

@@ -12,6 +12,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
@@ -192,7 +193,7 @@ class DefaultIndependentObject implements IndependentObject {
 
     @Override
     public void save(RefreshMode refreshMode) {
-        store.saveAll(java.util.List.of(this), refreshMode);
+        store.saveAll(List.of(this), refreshMode);
     }
 
     @Override

@@ -99,7 +99,7 @@ final class ObjectPersistence {
         record.dateCreated = now;
         record.lastModifier = user;
         record.dateLastModified = now;
-        record.propValues = PropertyCodec.encodeValues(valid);
+        record.propValues = encode(definition, o.getId(), valid);
         session.insert(record);
         return new ObjectState(record.id, record.className, 0, user, now, user, now, valid);
     }
@@ -125,7 +125,7 @@ final class ObjectPersistence {
         int rows = session.createNativeMutationQuery("UPDATE ts_object SET usn = :newUsn, prop_values = :values,"
                         + " last_modifier = :user, date_last_modified = :now WHERE id = :id AND usn = :usn")
                 .setParameter("newUsn", expectedUsn + 1)
-                .setParameter("values", PropertyCodec.encodeValues(valid))
+                .setParameter("values", encode(definition, o.getId(), valid))
                 .setParameter("user", user)
                 .setParameter("now", now)
                 .setParameter("id", o.getId())
@@ -140,20 +140,37 @@ final class ObjectPersistence {
     }
 
     private ObjectState delete(StatelessSession session, DefaultIndependentObject o, String user, Instant now) {
-        DefaultClassDefinition definition = classes.get(session, o.getClassName());
         Map<String, Object> base = o.knownStoredValues();
-        Map<String, Object> values = new LinkedHashMap<>(base == null ? Map.of() : base);
-        preprocessors.run(definition, Action.DELETE, o.getId(), user, now, values, base == null ? Map.of() : base);
-        Integer usn = o.getUpdateSequenceNumber();
-        String hql = "delete from ObjectRecord o where o.id = :id" + (usn == null ? "" : " and o.usn = :usn");
-        var delete = session.createMutationQuery(hql).setParameter("id", o.getId());
-        if (usn != null) {
-            delete.setParameter("usn", usn);
+        int expectedUsn;
+        if (base != null) {
+            expectedUsn = o.getUpdateSequenceNumber();
+        } else {
+            // Fetchless or USN-less: the locked read checks the class, so a reference of the wrong
+            // class cannot delete another object.
+            ObjectState current = lockedRead(session, o);
+            base = current.values();
+            expectedUsn = current.usn();
         }
-        if (delete.executeUpdate() == 0) {
-            throw lostRace(session, o, usn);
+        DefaultClassDefinition definition = classes.get(session, o.getClassName());
+        preprocessors.run(definition, Action.DELETE, o.getId(), user, now, new LinkedHashMap<>(base), base);
+        int rows = session.createMutationQuery("delete from ObjectRecord o where o.id = :id and o.usn = :usn")
+                .setParameter("id", o.getId())
+                .setParameter("usn", expectedUsn)
+                .executeUpdate();
+        if (rows == 0) {
+            throw lostRace(session, o, expectedUsn);
         }
         return null;
+    }
+
+    /** The values, validated and encoded; refuses a set too large for the values column. */
+    private String encode(DefaultClassDefinition definition, UUID id, Map<String, Object> valid) {
+        String json = PropertyCodec.encodeValues(valid);
+        if (json.length() > ObjectRecord.MAX_VALUES_LENGTH) {
+            throw EngineRuntimeException.badValue(definition.getName(), id, "(all properties)",
+                    json.length() + " characters", "more than " + ObjectRecord.MAX_VALUES_LENGTH + " characters in all");
+        }
+        return json;
     }
 
     private Map<String, Object> validate(StatelessSession session, DefaultClassDefinition definition, UUID id,
@@ -184,7 +201,7 @@ final class ObjectPersistence {
     }
 
     /** Why a guarded statement touched no row: the object is gone, or its USN moved on. */
-    private static EngineRuntimeException lostRace(StatelessSession session, DefaultIndependentObject o, Integer usn) {
+    private static EngineRuntimeException lostRace(StatelessSession session, DefaultIndependentObject o, int usn) {
         Integer stored = session.createSelectionQuery("select o.usn from ObjectRecord o where o.id = :id", Integer.class)
                 .setParameter("id", o.getId())
                 .uniqueResult();

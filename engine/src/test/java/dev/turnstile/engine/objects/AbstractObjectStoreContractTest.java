@@ -599,6 +599,35 @@ public abstract class AbstractObjectStoreContractTest {
     }
 
     @Test
+    void valuesTooLargeForTheRow_areRefused() {
+        String cls = uniqueName("Big");
+        alice.defineClass(cls, c -> c.string("Text", 2_000_000));
+        IndependentObject o = alice.createObject(cls);
+        o.getProperties().putValue("Text", "x".repeat(1_000_001));
+        EngineRuntimeException e = failure(() -> o.save(RefreshMode.REFRESH));
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(e.getMessage()).contains(cls, "more than 1000000 characters in all");
+    }
+
+    @Test
+    void fetchlessDeleteOfAnotherClassesObject_isNotFound_andDeletesNothing() {
+        CustomObject counter = newCounter(1);
+        String other = uniqueName("Other");
+        alice.defineClass(other, c -> c.string("X"));
+        IndependentObject wrong = bob.getObject(other, counter.getId());
+        wrong.delete();
+        assertThat(failure(() -> wrong.save(RefreshMode.REFRESH)).getExceptionCode())
+                .isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+        assertThat(fetch(alice, counter.getId()).getProperties().getInteger32Value("Counter")).isEqualTo(1);
+
+        CustomObject right = bob.getCustomObject(counterClass, counter.getId());
+        right.delete();
+        right.save(RefreshMode.REFRESH);
+        assertThat(failure(() -> fetch(alice, counter.getId())).getExceptionCode())
+                .isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+    }
+
+    @Test
     void missingRequiredValue_refusesTheCreate() {
         String cls = uniqueName("Required");
         alice.defineClass(cls, c -> c.required("CaseNumber", PropertyType.INT64));
