@@ -4,12 +4,15 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.RetryPolicies;
 import dev.turnstile.api.Session;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.objects.ObjectStoreServices;
+import dev.turnstile.engine.retry.DefaultRetryPolicies;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 
 /** The engine: one database and the capabilities built on it. */
 final class DefaultContentEngine implements ContentEngine {
@@ -18,21 +21,30 @@ final class DefaultContentEngine implements ContentEngine {
     private final EngineConfig config;
     private final Database database;
     private final ObjectStoreServices objects;
+    private final RetryPolicies retryPolicies;
 
     DefaultContentEngine(EngineConfig config) {
         this.config = config;
+        // Policies first: a bad policy fails the open before any connection is made.
+        this.retryPolicies = new DefaultRetryPolicies(config.retryPolicies(), config.source());
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
         this.database = new Database(config, entities);
-        this.objects = new ObjectStoreServices(database);
+        this.objects = new ObjectStoreServices(database, config.lockBreakerRole());
     }
 
     @Override
-    public Session session(String user) {
+    public Session session(String user, Set<String> roles) {
         if (user == null || user.isBlank() || user.length() > MAX_USER_LENGTH) {
             throw EngineRuntimeException.badArgument("user", user,
                     "must be a non-blank name of at most " + MAX_USER_LENGTH + " characters");
         }
-        return new DefaultSession(this, user, objects.objectStore(user));
+        Set<String> copy = Set.copyOf(roles);
+        return new DefaultSession(this, user, copy, objects.objectStore(user, copy));
+    }
+
+    @Override
+    public RetryPolicies retryPolicies() {
+        return retryPolicies;
     }
 
     @Override

@@ -4,5 +4,7 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.Session;
 
-record DefaultSession(ContentEngine engine, String user, ObjectStore objectStore) implements Session {
+import java.util.Set;
+
+record DefaultSession(ContentEngine engine, String user, Set<String> roles, ObjectStore objectStore) implements Session {
 }

@@ -10,17 +10,29 @@ public interface ClassDefinition {
     String CUSTOM_OBJECT = "CustomObject";
     String DOCUMENT = "Document";
     String FOLDER = "Folder";
+    /** A relationship between two objects: not lockable, as in FileNet. */
+    String LINK = "Link";
 
     String getName();
 
     /** Null for the built-in root classes. */
     String getSuperclassName();
 
-    /** {@link #CUSTOM_OBJECT}, {@link #DOCUMENT} or {@link #FOLDER}. */
+    /** {@link #CUSTOM_OBJECT}, {@link #DOCUMENT}, {@link #FOLDER} or {@link #LINK}. */
     String getBaseClassName();
 
     /** Whether this class is {@code className} or descends from it. */
     boolean isSubclassOf(String className);
+
+    /** CustomObject, Document and Folder classes are; Link classes are not. */
+    boolean isLockable();
+
+    /**
+     * Whether locks are enforced: a save by anyone but the holder of an unexpired lock fails with
+     * {@link ExceptionCode#E_OBJECT_LOCKED}. Off (advisory locks, as in FileNet) unless the class or
+     * a superclass turned it on.
+     */
+    boolean isLockEnforced();
 
     /** Custom properties, inherited first, in definition order. */
     List<PropertyDefinition> getPropertyDefinitions();

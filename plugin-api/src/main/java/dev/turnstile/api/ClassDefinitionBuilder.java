@@ -10,6 +10,9 @@ public interface ClassDefinitionBuilder {
 
     ClassDefinitionBuilder property(PropertyDefinition definition);
 
+    /** Enforced locks for this class and its subclasses (see {@link ClassDefinition#isLockEnforced()}). */
+    ClassDefinitionBuilder enforceLocks(boolean enforce);
+
     default ClassDefinitionBuilder string(String name) {
         return property(PropertyDefinition.of(name, PropertyType.STRING));
     }

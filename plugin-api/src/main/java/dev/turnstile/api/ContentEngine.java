@@ -4,6 +4,7 @@ import dev.turnstile.spi.EngineProvider;
 
 import java.nio.file.Path;
 import java.util.ServiceLoader;
+import java.util.Set;
 
 /**
  * The entry point: an engine on one database. Open it once per process and share it; close it when
@@ -28,7 +29,15 @@ public interface ContentEngine extends AutoCloseable {
     }
 
     /** A session for a user the host application has authenticated. */
-    Session session(String user);
+    default Session session(String user) {
+        return session(user, Set.of());
+    }
+
+    /** A session whose user has these roles (for example {@link EngineConfig#lockBreakerRole()}). */
+    Session session(String user, Set<String> roles);
+
+    /** The named retry policies of the configuration, and {@value RetryPolicies#DEFAULT}. */
+    RetryPolicies retryPolicies();
 
     EngineConfig config();
 

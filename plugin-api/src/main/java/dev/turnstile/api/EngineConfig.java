@@ -2,6 +2,9 @@ package dev.turnstile.api;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Collections;
+import java.util.LinkedHashMap;
+import java.util.Map;
 import java.util.Objects;
 
 /**
@@ -17,6 +20,7 @@ public final class EngineConfig {
             "jdbc:h2:file:./turnstile-data/turnstile;AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000";
     public static final int DEFAULT_MAX_POOL_SIZE = 10;
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
+    public static final String DEFAULT_LOCK_BREAKER_ROLE = "lock-breaker";
 
     private final String jdbcUrl;
     private final String username;
@@ -24,6 +28,8 @@ public final class EngineConfig {
     private final int maxPoolSize;
     private final Duration connectionTimeout;
     private final Clock clock;
+    private final String lockBreakerRole;
+    private final Map<String, RetryPolicyConfig> retryPolicies;
     private final String source;
 
     private EngineConfig(Builder b) {
@@ -33,6 +39,8 @@ public final class EngineConfig {
         this.maxPoolSize = b.maxPoolSize;
         this.connectionTimeout = b.connectionTimeout;
         this.clock = b.clock;
+        this.lockBreakerRole = b.lockBreakerRole;
+        this.retryPolicies = Collections.unmodifiableMap(new LinkedHashMap<>(b.retryPolicies));
         this.source = b.source;
     }
 
@@ -49,7 +57,8 @@ public final class EngineConfig {
         return new Builder()
                 .jdbcUrl(base.jdbcUrl).username(base.username).password(base.password)
                 .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout)
-                .clock(base.clock).source(base.source);
+                .clock(base.clock).lockBreakerRole(base.lockBreakerRole).retryPolicies(base.retryPolicies)
+                .source(base.source);
     }
 
     public String jdbcUrl() {
@@ -77,6 +86,16 @@ public final class EngineConfig {
         return clock;
     }
 
+    /** The role that lets a session unlock objects locked by other users. */
+    public String lockBreakerRole() {
+        return lockBreakerRole;
+    }
+
+    /** Named retry policies; the engine adds {@value RetryPolicies#DEFAULT} with defaults if absent. */
+    public Map<String, RetryPolicyConfig> retryPolicies() {
+        return retryPolicies;
+    }
+
     /** Where the configuration came from (a file path, or "builder"), for error messages. */
     public String source() {
         return source;
@@ -86,7 +105,8 @@ public final class EngineConfig {
     public String toString() {
         return "EngineConfig{jdbcUrl=" + jdbcUrl + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
                 + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout
-                + ", clock=" + (clock == null ? "database" : clock) + ", source=" + source + "}";
+                + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole
+                + ", retryPolicies=" + retryPolicies + ", source=" + source + "}";
     }
 
     public static final class Builder {
@@ -96,9 +116,34 @@ public final class EngineConfig {
         private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
         private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
         private Clock clock;
+        private String lockBreakerRole = DEFAULT_LOCK_BREAKER_ROLE;
+        private final Map<String, RetryPolicyConfig> retryPolicies = new LinkedHashMap<>();
         private String source = "builder";
 
         private Builder() {
+        }
+
+        public Builder lockBreakerRole(String role) {
+            if (role == null || role.isBlank()) {
+                throw EngineRuntimeException.configInvalid(source, "locks.breakerRole", role, "must be a role name");
+            }
+            this.lockBreakerRole = role;
+            return this;
+        }
+
+        public Builder retryPolicy(String name, RetryPolicyConfig config) {
+            if (name == null || !name.matches("[A-Za-z0-9_.-]{1,64}")) {
+                throw EngineRuntimeException.configInvalid(source, "retry.instances", name,
+                        "a policy name is 1 to 64 letters, digits, '.', '_' or '-'");
+            }
+            retryPolicies.put(name, Objects.requireNonNull(config, "config"));
+            return this;
+        }
+
+        public Builder retryPolicies(Map<String, RetryPolicyConfig> policies) {
+            retryPolicies.clear();
+            policies.forEach(this::retryPolicy);
+            return this;
         }
 
         public Builder jdbcUrl(String jdbcUrl) {

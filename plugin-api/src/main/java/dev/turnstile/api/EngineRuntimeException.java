@@ -98,6 +98,30 @@ public class EngineRuntimeException extends RuntimeException {
                         + cause.getMessage() + "; nothing was written", id, null, null, cause);
     }
 
+    public static EngineRuntimeException objectLocked(String className, UUID id, String holder, String owner,
+                                                      java.time.Instant expiry) {
+        return new EngineRuntimeException(ExceptionCode.E_OBJECT_LOCKED,
+                "The object " + className + " {" + id + "} is locked by " + holder
+                        + (owner == null ? "" : " (owner \"" + owner + "\")") + " until " + expiry, id, null, null, null);
+    }
+
+    public static EngineRuntimeException objectNotLocked(String className, UUID id) {
+        return new EngineRuntimeException(ExceptionCode.E_OBJECT_NOT_LOCKED,
+                "The object " + className + " {" + id + "} is not locked", id, null, null, null);
+    }
+
+    public static EngineRuntimeException objectNotLockable(String className, UUID id) {
+        return new EngineRuntimeException(ExceptionCode.E_OBJECT_NOT_LOCKABLE,
+                "The object " + className + " {" + id + "} cannot be locked: only CustomObject, Document and Folder"
+                        + " classes are lockable", id, null, null, null);
+    }
+
+    public static EngineRuntimeException unlockDenied(String className, UUID id, String user, String holder) {
+        return new EngineRuntimeException(ExceptionCode.E_ACCESS_DENIED,
+                user + " may not unlock " + className + " {" + id + "}: it is locked by " + holder
+                        + " and " + user + " does not have the lock-breaking role", id, null, null, null);
+    }
+
     public static EngineRuntimeException interrupted(String what, InterruptedException cause) {
         Thread.currentThread().interrupt();
         return of(ExceptionCode.E_INTERRUPTED, "Interrupted while " + what, cause);
@@ -106,6 +130,11 @@ public class EngineRuntimeException extends RuntimeException {
     public static EngineRuntimeException configInvalid(String source, String keyPath, Object value, String rule) {
         return of(ExceptionCode.E_CONFIG_INVALID,
                 source + ": " + keyPath + " = " + describe(value) + ": " + rule);
+    }
+
+    /** The object a failure is about, if it is an engine failure about one. */
+    static UUID objectIdOf(Throwable t) {
+        return t instanceof EngineRuntimeException e ? e.objectId : null;
     }
 
     private static String describe(Object value) {

@@ -53,6 +53,47 @@ public interface IndependentObject {
 
     boolean isPendingSave();
 
+    /** Drops every pending change ({@code putValue}, delete, lock, unlock); the fetched state stays. */
+    void clearPendingActions();
+
+    // --- cooperative locks: lock and unlock are pending until save, like every change ---
+
+    /**
+     * Locks the object at the next save for {@code timeoutSeconds}, held by the session's user;
+     * {@code owner} is free, informational text of at most {@value #MAX_LOCK_OWNER_LENGTH}
+     * characters. The holder locking again refreshes the timeout. Only CustomObject, Document and
+     * Folder classes are lockable ({@link ExceptionCode#E_OBJECT_NOT_LOCKABLE}); an unexpired lock of
+     * another user fails the save with {@link ExceptionCode#E_OBJECT_LOCKED}.
+     */
+    void lock(int timeoutSeconds, String owner);
+
+    /**
+     * Unlocks the object at the next save: by its holder, or by a session with the lock-breaking
+     * role ({@link ExceptionCode#E_ACCESS_DENIED} otherwise); {@link ExceptionCode#E_OBJECT_NOT_LOCKED}
+     * if it holds no unexpired lock.
+     */
+    void unlock();
+
+    /** Whether the object, as last read or saved, holds a lock that has not expired by the engine's clock. */
+    boolean isLocked();
+
+    /** The user holding the lock (the real holder), or null. */
+    String getLockHolder();
+
+    /** The informational owner text given to {@link #lock}, or null. */
+    String getLockOwner();
+
+    /** A random id made by the engine for each new lock, or null. */
+    java.util.UUID getLockToken();
+
+    /** The lock timeout in seconds, or null. */
+    Integer getLockTimeout();
+
+    /** When the lock expires: DateLastModified + LockTimeout; null if there is no lock. */
+    Instant getLockExpiry();
+
+    int MAX_LOCK_OWNER_LENGTH = 64;
+
     /** True for an instance from {@code create…} that has not been saved yet. */
     boolean isNew();
 

@@ -8,6 +8,9 @@ package dev.turnstile.api;
 public interface Session {
     String user();
 
+    /** The roles the host application gave the user, such as the engine's lock-breaking role. */
+    java.util.Set<String> roles();
+
     ObjectStore objectStore();
 
     ContentEngine engine();

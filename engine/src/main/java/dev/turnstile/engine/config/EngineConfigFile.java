@@ -3,15 +3,18 @@ package dev.turnstile.engine.config;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.javaprop.JavaPropsMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.RetryPolicyConfig;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Iterator;
+import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 
@@ -22,7 +25,10 @@ import java.util.Set;
  */
 public final class EngineConfigFile {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
-    private static final Set<String> TOP_LEVEL = Set.of("database");
+    private static final ObjectMapper PROPERTIES = new JavaPropsMapper();
+    private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry");
+    private static final Set<String> LOCKS = Set.of("breakerRole");
+    private static final Set<String> RETRY = Set.of("configs", "instances", "policyFile");
     private static final Set<String> DATABASE = Set.of("url", "username", "password", "maxPoolSize", "connectionTimeout");
 
     private EngineConfigFile() {
@@ -30,14 +36,7 @@ public final class EngineConfigFile {
 
     public static EngineConfig read(Path file) {
         String source = file.toString();
-        JsonNode root;
-        try {
-            root = YAML.readTree(Files.readString(file));
-        } catch (JsonProcessingException e) {
-            throw EngineRuntimeException.configInvalid(source, "(file)", e.getOriginalMessage(), "not valid YAML");
-        } catch (IOException e) {
-            throw EngineRuntimeException.configInvalid(source, "(file)", e.toString(), "cannot be read");
-        }
+        JsonNode root = parse(file, YAML, "YAML");
         EngineConfig.Builder builder = EngineConfig.builder().source(source);
         if (root == null || root.isMissingNode() || root.isNull()) {
             return builder.build();
@@ -74,7 +73,67 @@ public final class EngineConfigFile {
                 builder.connectionTimeout(d);
             }
         }
+        JsonNode locks = root.get("locks");
+        if (locks != null) {
+            requireObject(source, "locks", locks);
+            checkKeys(source, "locks.", locks, LOCKS);
+            if (locks.has("breakerRole")) {
+                builder.lockBreakerRole(text(source, "locks.breakerRole", locks.get("breakerRole")));
+            }
+        }
+        JsonNode retry = root.get("retry");
+        if (retry != null) {
+            requireObject(source, "retry", retry);
+            checkKeys(source, "retry.", retry, RETRY);
+            Map<String, RetryPolicyConfig> policies = new LinkedHashMap<>(RetryPolicyReader.read(source, "retry.", retry));
+            if (retry.has("policyFile")) {
+                String name = text(source, "retry.policyFile", retry.get("policyFile"));
+                Path policyFile = file.toAbsolutePath().getParent().resolve(name);
+                readPolicyFile(policyFile).forEach((policy, config) -> {
+                    if (policies.putIfAbsent(policy, config) != null) {
+                        throw EngineRuntimeException.configInvalid(policyFile.toString(), "instances." + policy, policy,
+                                "also defined in " + source);
+                    }
+                });
+            }
+            builder.retryPolicies(policies);
+        }
         return builder.build();
+    }
+
+    /**
+     * A separate policy file: YAML ({@code .yaml}, {@code .yml}) or {@code .properties}, holding
+     * {@code configs} and {@code instances}, optionally under {@code resilience4j.retry} as in a
+     * Spring Boot file.
+     */
+    public static Map<String, RetryPolicyConfig> readPolicyFile(Path file) {
+        String name = file.getFileName().toString();
+        boolean properties = name.endsWith(".properties");
+        if (!properties && !name.endsWith(".yaml") && !name.endsWith(".yml")) {
+            throw EngineRuntimeException.configInvalid(file.toString(), "(file)", name, "a policy file ends in .yaml, .yml or .properties");
+        }
+        JsonNode root = parse(file, properties ? PROPERTIES : YAML, properties ? "properties" : "YAML");
+        if (root == null || root.isMissingNode() || root.isNull()) {
+            return Map.of();
+        }
+        String prefix = "";
+        if (root.has("resilience4j")) {
+            root = root.path("resilience4j").path("retry");
+            prefix = "resilience4j.retry.";
+        }
+        requireObject(file.toString(), prefix.isEmpty() ? "(root)" : prefix, root);
+        checkKeys(file.toString(), prefix, root, Set.of("configs", "instances"));
+        return RetryPolicyReader.read(file.toString(), prefix, root);
+    }
+
+    private static JsonNode parse(Path file, ObjectMapper mapper, String format) {
+        try {
+            return mapper.readTree(Files.readString(file));
+        } catch (JsonProcessingException e) {
+            throw EngineRuntimeException.configInvalid(file.toString(), "(file)", e.getOriginalMessage(), "not valid " + format);
+        } catch (IOException e) {
+            throw EngineRuntimeException.configInvalid(file.toString(), "(file)", e.toString(), "cannot be read");
+        }
     }
 
     private static void requireObject(String source, String path, JsonNode node) {

@@ -13,6 +13,7 @@ import org.hibernate.Transaction;
 import org.hibernate.cfg.AvailableSettings;
 import org.hibernate.exception.JDBCConnectionException;
 import org.hibernate.jpa.HibernatePersistenceConfiguration;
+import org.hibernate.tool.schema.Action;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -47,12 +48,15 @@ public final class Database implements AutoCloseable {
             HibernatePersistenceConfiguration hibernate = new HibernatePersistenceConfiguration("turnstile")
                     .managedClasses(entities)
                     .statementInspector(counter)
+                    // Creates missing tables and adds missing (nullable) columns; a process that loses
+                    // a creation race to another only logs it, and SchemaInstaller then validates.
+                    .schemaToolingAction(Action.UPDATE)
                     .property(AvailableSettings.JAKARTA_NON_JTA_DATASOURCE, dataSource)
                     .property(AvailableSettings.JDBC_TIME_ZONE, "UTC")
                     .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, false)
                     .property(AvailableSettings.LOG_SESSION_METRICS, false);
             this.sessionFactory = hibernate.createEntityManagerFactory();
-            SchemaInstaller.install(sessionFactory, config.jdbcUrl());
+            SchemaInstaller.awaitValidSchema(sessionFactory, config.jdbcUrl());
             this.clock = config.clock() != null ? config.clock() : new DatabaseClock(dataSource, productName);
         } catch (RuntimeException e) {
             dataSource.close();

@@ -4,23 +4,21 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import org.hibernate.SessionFactory;
 import org.hibernate.relational.SchemaManager;
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
- * Creates the tables at first open and validates them on every open. Several processes may open a
- * new database at the same moment: each tries to create what is missing, ignores the "already
- * exists" failures of losing that race, and then must see a schema that validates.
+ * Hibernate's schema update (run while the session factory is built) creates missing tables and
+ * columns. Several processes may open a new database at the same moment: the losers of that race
+ * only log "already exists", so each then waits, briefly, until the schema the winner is still
+ * creating validates.
  */
 final class SchemaInstaller {
-    private static final Logger log = LoggerFactory.getLogger(SchemaInstaller.class);
-    private static final int ATTEMPTS = 20;
+    private static final int ATTEMPTS = 50;
     private static final long PAUSE_MILLIS = 100;
 
     private SchemaInstaller() {
     }
 
-    static void install(SessionFactory sessionFactory, String url) {
+    static void awaitValidSchema(SessionFactory sessionFactory, String url) {
         SchemaManager schema = sessionFactory.getSchemaManager();
         RuntimeException last = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
@@ -31,16 +29,9 @@ final class SchemaInstaller {
                 last = invalid;
             }
             try {
-                log.info("Creating the Turnstile schema in {} (attempt {})", url, attempt);
-                schema.exportMappedObjects(false);
-            } catch (RuntimeException createFailed) {
-                // Another process created the tables between our validation and our create.
-                log.debug("Schema creation failed; validating again", createFailed);
-            }
-            try {
-                Thread.sleep(attempt == 1 ? 0 : PAUSE_MILLIS);
+                Thread.sleep(PAUSE_MILLIS);
             } catch (InterruptedException e) {
-                throw EngineRuntimeException.interrupted("installing the schema", e);
+                throw EngineRuntimeException.interrupted("waiting for the schema", e);
             }
         }
         throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,

@@ -22,12 +22,17 @@ public class ClassRecord {
     @Column(name = "property_defs", nullable = false, length = ObjectRecord.MAX_VALUES_LENGTH)
     String propertyDefinitions;
 
+    /** Null (for rows written before the column existed) means false. */
+    @Column(name = "enforce_locks")
+    Boolean enforceLocks;
+
     protected ClassRecord() {
     }
 
-    ClassRecord(String name, String superclassName, String propertyDefinitions) {
+    ClassRecord(String name, String superclassName, String propertyDefinitions, boolean enforceLocks) {
         this.name = name;
         this.superclassName = superclassName;
         this.propertyDefinitions = propertyDefinitions;
+        this.enforceLocks = enforceLocks;
     }
 }

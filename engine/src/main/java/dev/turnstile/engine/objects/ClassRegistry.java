@@ -32,11 +32,13 @@ final class ClassRegistry {
 
     private final Database database;
     private final Map<String, DefaultClassDefinition> builtIns = Map.of(
-            ClassDefinition.CUSTOM_OBJECT, new DefaultClassDefinition(ClassDefinition.CUSTOM_OBJECT, null, List.of()),
+            ClassDefinition.CUSTOM_OBJECT, new DefaultClassDefinition(ClassDefinition.CUSTOM_OBJECT, null, List.of(), false),
             ClassDefinition.DOCUMENT, new DefaultClassDefinition(ClassDefinition.DOCUMENT, null,
-                    List.of(new PropertyDefinition("DocumentTitle", PropertyType.STRING, false, null, 255))),
+                    List.of(new PropertyDefinition("DocumentTitle", PropertyType.STRING, false, null, 255)), false),
             ClassDefinition.FOLDER, new DefaultClassDefinition(ClassDefinition.FOLDER, null,
-                    List.of(new PropertyDefinition("FolderName", PropertyType.STRING, false, null, 255))));
+                    List.of(new PropertyDefinition("FolderName", PropertyType.STRING, false, null, 255)), false),
+            ClassDefinition.LINK, new DefaultClassDefinition(ClassDefinition.LINK, null,
+                    List.of(PropertyDefinition.of("Head", PropertyType.ID), PropertyDefinition.of("Tail", PropertyType.ID)), false));
     private final Map<String, DefaultClassDefinition> cache = new ConcurrentHashMap<>();
 
     ClassRegistry(Database database) {
@@ -93,7 +95,8 @@ final class ClassRegistry {
             return null;
         }
         DefaultClassDefinition superclass = load(session, record.superclassName, LockMode.NONE);
-        return new DefaultClassDefinition(record.name, superclass, PropertyCodec.decodeDefinitions(record.propertyDefinitions));
+        return new DefaultClassDefinition(record.name, superclass, PropertyCodec.decodeDefinitions(record.propertyDefinitions),
+                Boolean.TRUE.equals(record.enforceLocks));
     }
 
     ClassDefinition define(String className, Consumer<ClassDefinitionBuilder> spec) {
@@ -135,8 +138,9 @@ final class ClassRegistry {
         DefaultClassDefinition existing = load(session, className, LockMode.PESSIMISTIC_WRITE);
         if (existing == null) {
             List<PropertyDefinition> own = new ArrayList<>(requested.properties.values());
-            session.insert(new ClassRecord(className, superclass.getName(), PropertyCodec.encodeDefinitions(own)));
-            return new DefaultClassDefinition(className, superclass, own);
+            session.insert(new ClassRecord(className, superclass.getName(), PropertyCodec.encodeDefinitions(own),
+                    Boolean.TRUE.equals(requested.enforceLocks)));
+            return new DefaultClassDefinition(className, superclass, own, Boolean.TRUE.equals(requested.enforceLocks));
         }
         if (!existing.getSuperclassName().equals(superclass.getName())) {
             throw EngineRuntimeException.badValue(className, null, "superclass", superclass.getName(),
@@ -154,14 +158,16 @@ final class ClassRegistry {
                         "already defined as " + current);
             }
         }
-        if (changed) {
+        boolean enforce = requested.enforceLocks != null ? requested.enforceLocks : existing.ownLockEnforcement();
+        if (changed || enforce != existing.ownLockEnforcement()) {
             session.createMutationQuery("update ClassRecord c set c.propertyDefinitions = :defs,"
-                            + " c.revision = c.revision + 1 where c.name = :name")
+                            + " c.enforceLocks = :enforce, c.revision = c.revision + 1 where c.name = :name")
                     .setParameter("defs", PropertyCodec.encodeDefinitions(own))
+                    .setParameter("enforce", enforce)
                     .setParameter("name", className)
                     .executeUpdate();
         }
-        return new DefaultClassDefinition(className, superclass, own);
+        return new DefaultClassDefinition(className, superclass, own, enforce);
     }
 
     static void checkName(String what, String name) {
@@ -174,6 +180,14 @@ final class ClassRegistry {
     private static final class Spec implements ClassDefinitionBuilder {
         private String superclass = ClassDefinition.CUSTOM_OBJECT;
         private final Map<String, PropertyDefinition> properties = new LinkedHashMap<>();
+        /** Null: keep what the class has (false for a new class). */
+        private Boolean enforceLocks;
+
+        @Override
+        public ClassDefinitionBuilder enforceLocks(boolean enforce) {
+            this.enforceLocks = enforce;
+            return this;
+        }
 
         @Override
         public ClassDefinitionBuilder superclass(String className) {

@@ -16,10 +16,13 @@ final class DefaultClassDefinition implements ClassDefinition {
     private final DefaultClassDefinition superclass;
     private final List<PropertyDefinition> ownProperties;
     private final Map<String, PropertyDefinition> allProperties;
+    private final boolean ownLockEnforcement;
 
-    DefaultClassDefinition(String name, DefaultClassDefinition superclass, List<PropertyDefinition> ownProperties) {
+    DefaultClassDefinition(String name, DefaultClassDefinition superclass, List<PropertyDefinition> ownProperties,
+                           boolean enforceLocks) {
         this.name = name;
         this.superclass = superclass;
+        this.ownLockEnforcement = enforceLocks;
         this.ownProperties = List.copyOf(ownProperties);
         Map<String, PropertyDefinition> all = new LinkedHashMap<>();
         if (superclass != null) {
@@ -56,6 +59,21 @@ final class DefaultClassDefinition implements ClassDefinition {
         return false;
     }
 
+    @Override
+    public boolean isLockable() {
+        return !getBaseClassName().equals(LINK);
+    }
+
+    @Override
+    public boolean isLockEnforced() {
+        return ownLockEnforcement || (superclass != null && superclass.isLockEnforced());
+    }
+
+    /** Whether this class itself (not a superclass) turned enforcement on. */
+    boolean ownLockEnforcement() {
+        return ownLockEnforcement;
+    }
+
     /** This class and its ancestors, root first. */
     List<String> lineage() {
         List<String> names = new ArrayList<>();
@@ -86,6 +104,7 @@ final class DefaultClassDefinition implements ClassDefinition {
 
     @Override
     public String toString() {
-        return "ClassDefinition[" + name + " extends " + getSuperclassName() + ", " + allProperties.values() + "]";
+        return "ClassDefinition[" + name + " extends " + getSuperclassName() + ", " + allProperties.values()
+                + (isLockEnforced() ? ", enforced locks" : "") + "]";
     }
 }

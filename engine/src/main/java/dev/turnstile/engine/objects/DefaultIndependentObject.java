@@ -37,6 +37,8 @@ class DefaultIndependentObject implements IndependentObject {
     /** Properties the caller fetched; null means all. */
     private Set<String> visible;
     private final Map<String, Object> pending = new LinkedHashMap<>();
+    private LockState lock = LockState.NONE;
+    private LockRules.Pending pendingLock = LockRules.Pending.NONE;
     private boolean isNew;
     private boolean pendingDelete;
     private boolean deleted;
@@ -66,10 +68,10 @@ class DefaultIndependentObject implements IndependentObject {
         dateCreated = state.dateCreated();
         lastModifier = state.lastModifier();
         dateLastModified = state.dateLastModified();
+        lock = state.lock();
         stored = new HashMap<>(state.values());
         if (!keepPending) {
-            pending.clear();
-            pendingDelete = false;
+            clearPendingActions();
             visible = filter.isAll() ? null : new HashSet<>(filter.names());
         } else if (visible != null) {
             if (filter.isAll()) {
@@ -83,6 +85,7 @@ class DefaultIndependentObject implements IndependentObject {
     /** Applies a committed save to this instance. */
     void saved(ObjectState state, RefreshMode mode) {
         pending.clear();
+        pendingLock = LockRules.Pending.NONE;
         if (pendingDelete) {
             pendingDelete = false;
             deleted = true;
@@ -117,6 +120,15 @@ class DefaultIndependentObject implements IndependentObject {
 
     boolean isPendingDelete() {
         return pendingDelete;
+    }
+
+    LockRules.Pending pendingLock() {
+        return pendingLock;
+    }
+
+    /** The lock as last read or saved. */
+    LockState lockState() {
+        return lock;
     }
 
     // --- IndependentObject ---
@@ -198,7 +210,68 @@ class DefaultIndependentObject implements IndependentObject {
 
     @Override
     public boolean isPendingSave() {
-        return isNew || pendingDelete || !pending.isEmpty();
+        return isNew || pendingDelete || !pending.isEmpty() || pendingLock != LockRules.Pending.NONE;
+    }
+
+    @Override
+    public void clearPendingActions() {
+        pending.clear();
+        pendingDelete = false;
+        pendingLock = LockRules.Pending.NONE;
+    }
+
+    @Override
+    public void lock(int timeoutSeconds, String owner) {
+        if (!store.classDefinition(className).isLockable()) {
+            throw EngineRuntimeException.objectNotLockable(className, id);
+        }
+        if (timeoutSeconds < 1) {
+            throw EngineRuntimeException.badArgument("lock timeout of " + className + " {" + id + "}", timeoutSeconds,
+                    "must be at least 1 second");
+        }
+        if (owner != null && owner.length() > MAX_LOCK_OWNER_LENGTH) {
+            throw EngineRuntimeException.badArgument("lock owner of " + className + " {" + id + "}", owner,
+                    "at most " + MAX_LOCK_OWNER_LENGTH + " characters");
+        }
+        pendingLock = LockRules.Pending.lock(timeoutSeconds, owner);
+    }
+
+    @Override
+    public void unlock() {
+        if (!store.classDefinition(className).isLockable()) {
+            throw EngineRuntimeException.objectNotLockable(className, id);
+        }
+        pendingLock = LockRules.Pending.unlock();
+    }
+
+    @Override
+    public boolean isLocked() {
+        return lock.isHeldAt(store.now(), dateLastModified);
+    }
+
+    @Override
+    public String getLockHolder() {
+        return lock.holder();
+    }
+
+    @Override
+    public String getLockOwner() {
+        return lock.owner();
+    }
+
+    @Override
+    public UUID getLockToken() {
+        return lock.token();
+    }
+
+    @Override
+    public Integer getLockTimeout() {
+        return lock.timeoutSeconds();
+    }
+
+    @Override
+    public Instant getLockExpiry() {
+        return lock.expiry(dateLastModified);
     }
 
     @Override
@@ -220,7 +293,8 @@ class DefaultIndependentObject implements IndependentObject {
 
     @Override
     public String toString() {
-        return className + " {" + id + "} USN " + usn + (pending.isEmpty() ? "" : " pending " + pending.keySet());
+        return className + " {" + id + "} USN " + usn + (pending.isEmpty() ? "" : " pending " + pending.keySet())
+                + (pendingLock.locking() ? " lock" : pendingLock.unlocking() ? " unlock" : "");
     }
 
     private final class View extends AbstractProperties {

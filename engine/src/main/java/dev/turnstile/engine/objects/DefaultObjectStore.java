@@ -14,6 +14,7 @@ import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.UpdatingBatch;
 
+import java.time.Instant;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -24,11 +25,11 @@ import java.util.function.Consumer;
 /** One session's object store: the engine's shared services, acting as the session's user. */
 final class DefaultObjectStore implements ObjectStore {
     private final ObjectStoreServices services;
-    private final String user;
+    private final LockRules.Actor actor;
 
-    DefaultObjectStore(ObjectStoreServices services, String user) {
+    DefaultObjectStore(ObjectStoreServices services, LockRules.Actor actor) {
         this.services = services;
-        this.user = user;
+        this.actor = actor;
     }
 
     ObjectStoreServices services() {
@@ -151,7 +152,15 @@ final class DefaultObjectStore implements ObjectStore {
     }
 
     void saveAll(List<DefaultIndependentObject> objects, RefreshMode mode) {
-        services.persistence.save(objects, user, Objects.requireNonNull(mode, "refreshMode"));
+        services.persistence.save(objects, actor, Objects.requireNonNull(mode, "refreshMode"));
+    }
+
+    DefaultClassDefinition classDefinition(String className) {
+        return services.classes.get(className);
+    }
+
+    Instant now() {
+        return services.database.now();
     }
 
     private void requireBase(String className, String base) {

@@ -55,7 +55,7 @@ final class ObjectPersistence {
     }
 
     /** Saves every object in one transaction, then updates the instances; all or nothing. */
-    void save(List<DefaultIndependentObject> objects, String user, RefreshMode mode) {
+    void save(List<DefaultIndependentObject> objects, LockRules.Actor actor, RefreshMode mode) {
         List<DefaultIndependentObject> ordered = new ArrayList<>(objects);
         // One global order of row locks, so two batches over the same objects cannot deadlock.
         ordered.sort(Comparator.comparing(DefaultIndependentObject::getId));
@@ -70,7 +70,7 @@ final class ObjectPersistence {
         List<ObjectState> states = database.inTransaction(what, session -> {
             List<ObjectState> written = new ArrayList<>();
             for (DefaultIndependentObject o : ordered) {
-                written.add(write(session, o, user, now));
+                written.add(write(session, o, actor, now));
             }
             return written;
         });
@@ -79,18 +79,21 @@ final class ObjectPersistence {
         }
     }
 
-    private ObjectState write(StatelessSession session, DefaultIndependentObject o, String user, Instant now) {
+    private ObjectState write(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now) {
         if (o.isPendingDelete()) {
-            return delete(session, o, user, now);
+            return delete(session, o, actor, now);
         }
-        return o.isNew() ? insert(session, o, user, now) : update(session, o, user, now);
+        return o.isNew() ? insert(session, o, actor, now) : update(session, o, actor, now);
     }
 
-    private ObjectState insert(StatelessSession session, DefaultIndependentObject o, String user, Instant now) {
+    private ObjectState insert(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now) {
+        String user = actor.user();
         DefaultClassDefinition definition = classes.get(session, o.getClassName());
         Map<String, Object> values = new LinkedHashMap<>(o.pendingValues());
         preprocessors.run(definition, Action.CREATE, o.getId(), user, now, values, Map.of());
         Map<String, Object> valid = validate(session, definition, o.getId(), values);
+        LockState lock = LockRules.next(o.getClassName(), o.getId(), definition.isLockEnforced(), LockState.NONE, null,
+                o.pendingLock(), actor, now);
         ObjectRecord record = new ObjectRecord();
         record.id = o.getId();
         record.className = o.getClassName();
@@ -100,22 +103,21 @@ final class ObjectPersistence {
         record.lastModifier = user;
         record.dateLastModified = now;
         record.propValues = encode(definition, o.getId(), valid);
+        record.lockHolder = lock.holder();
+        record.lockOwner = lock.owner();
+        record.lockToken = lock.token();
+        record.lockTimeout = lock.timeoutSeconds();
         session.insert(record);
-        return new ObjectState(record.id, record.className, 0, user, now, user, now, valid);
+        return new ObjectState(record.id, record.className, 0, user, now, user, now, valid, lock);
     }
 
-    private ObjectState update(StatelessSession session, DefaultIndependentObject o, String user, Instant now) {
-        Map<String, Object> base = o.knownStoredValues();
-        ObjectState current = null;
-        int expectedUsn;
-        if (base != null) {
-            expectedUsn = o.getUpdateSequenceNumber();
-        } else {
-            current = lockedRead(session, o);
-            base = current.values();
-            expectedUsn = current.usn();
-        }
+    private ObjectState update(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now) {
+        String user = actor.user();
+        ObjectState current = knownOrLockedRead(session, o);
+        Map<String, Object> base = current.values();
         DefaultClassDefinition definition = classes.get(session, o.getClassName());
+        LockState lock = LockRules.next(o.getClassName(), o.getId(), definition.isLockEnforced(), current.lock(),
+                current.dateLastModified(), o.pendingLock(), actor, now);
         Map<String, Object> values = new LinkedHashMap<>(base);
         values.putAll(o.pendingValues());
         preprocessors.run(definition, Action.UPDATE, o.getId(), user, now, values, base);
@@ -123,42 +125,55 @@ final class ObjectPersistence {
         // Native SQL: Hibernate re-translates an HQL update on every execution, which cost more
         // than the statement itself on H2 (docs/BENCHMARKS.md); this one is portable as written.
         int rows = session.createNativeMutationQuery("UPDATE ts_object SET usn = :newUsn, prop_values = :values,"
-                        + " last_modifier = :user, date_last_modified = :now WHERE id = :id AND usn = :usn")
-                .setParameter("newUsn", expectedUsn + 1)
+                        + " last_modifier = :user, date_last_modified = :now, lock_holder = :holder,"
+                        + " lock_owner = :owner, lock_token = :token, lock_timeout = :timeout"
+                        + " WHERE id = :id AND usn = :usn")
+                .setParameter("newUsn", current.usn() + 1)
                 .setParameter("values", encode(definition, o.getId(), valid))
                 .setParameter("user", user)
                 .setParameter("now", now)
+                .setParameter("holder", lock.holder(), String.class)
+                .setParameter("owner", lock.owner(), String.class)
+                .setParameter("token", lock.token(), UUID.class)
+                .setParameter("timeout", lock.timeoutSeconds(), Integer.class)
                 .setParameter("id", o.getId())
-                .setParameter("usn", expectedUsn)
+                .setParameter("usn", current.usn())
                 .executeUpdate();
         if (rows == 0) {
-            throw lostRace(session, o, expectedUsn);
+            throw lostRace(session, o, current.usn());
         }
-        String creator = current != null ? current.creator() : o.getCreator();
-        Instant dateCreated = current != null ? current.dateCreated() : o.getDateCreated();
-        return new ObjectState(o.getId(), o.getClassName(), expectedUsn + 1, creator, dateCreated, user, now, valid);
+        return new ObjectState(o.getId(), o.getClassName(), current.usn() + 1, current.creator(), current.dateCreated(),
+                user, now, valid, lock);
     }
 
-    private ObjectState delete(StatelessSession session, DefaultIndependentObject o, String user, Instant now) {
-        Map<String, Object> base = o.knownStoredValues();
-        int expectedUsn;
-        if (base != null) {
-            expectedUsn = o.getUpdateSequenceNumber();
-        } else {
-            // Fetchless or USN-less: the locked read checks the class, so a reference of the wrong
-            // class cannot delete another object.
-            ObjectState current = lockedRead(session, o);
-            base = current.values();
-            expectedUsn = current.usn();
+    /**
+     * The state the save builds on: the instance's own when it knows the stored values for the USN
+     * it holds (no statement), else the row read FOR UPDATE and checked against the instance's USN.
+     */
+    private ObjectState knownOrLockedRead(StatelessSession session, DefaultIndependentObject o) {
+        Map<String, Object> known = o.knownStoredValues();
+        if (known != null) {
+            return new ObjectState(o.getId(), o.getClassName(), o.getUpdateSequenceNumber(), o.getCreator(),
+                    o.getDateCreated(), o.getLastModifier(), o.getDateLastModified(), known, o.lockState());
         }
+        return lockedRead(session, o);
+    }
+
+    private ObjectState delete(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now) {
+        // A fetchless or USN-less delete reads the row first: that checks the class, so a
+        // reference of the wrong class cannot delete another object.
+        ObjectState current = knownOrLockedRead(session, o);
         DefaultClassDefinition definition = classes.get(session, o.getClassName());
-        preprocessors.run(definition, Action.DELETE, o.getId(), user, now, new LinkedHashMap<>(base), base);
+        LockRules.checkDelete(o.getClassName(), o.getId(), definition.isLockEnforced(), current.lock(),
+                current.dateLastModified(), actor, now);
+        preprocessors.run(definition, Action.DELETE, o.getId(), actor.user(), now, new LinkedHashMap<>(current.values()),
+                current.values());
         int rows = session.createMutationQuery("delete from ObjectRecord o where o.id = :id and o.usn = :usn")
                 .setParameter("id", o.getId())
-                .setParameter("usn", expectedUsn)
+                .setParameter("usn", current.usn())
                 .executeUpdate();
         if (rows == 0) {
-            throw lostRace(session, o, expectedUsn);
+            throw lostRace(session, o, current.usn());
         }
         return null;
     }
@@ -223,7 +238,9 @@ final class ObjectPersistence {
                 log.warn("{} {{}} holds values of undefined properties {}; ignored", record.className, record.id, unknown);
             }
         }
+        LockState lock = record.lockHolder == null ? LockState.NONE
+                : new LockState(record.lockHolder, record.lockOwner, record.lockToken, record.lockTimeout);
         return new ObjectState(record.id, record.className, record.usn, record.creator, record.dateCreated,
-                record.lastModifier, record.dateLastModified, values);
+                record.lastModifier, record.dateLastModified, values, lock);
     }
 }

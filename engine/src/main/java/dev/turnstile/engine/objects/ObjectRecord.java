@@ -45,6 +45,19 @@ public class ObjectRecord {
     @Column(name = "prop_values", nullable = false, length = MAX_VALUES_LENGTH)
     String propValues;
 
+    /** The user holding the cooperative lock; null when unlocked. The lock columns are one LockState. */
+    @Column(name = "lock_holder", length = 128)
+    String lockHolder;
+
+    @Column(name = "lock_owner", length = 64)
+    String lockOwner;
+
+    @Column(name = "lock_token")
+    UUID lockToken;
+
+    @Column(name = "lock_timeout")
+    Integer lockTimeout;
+
     protected ObjectRecord() {
     }
 }

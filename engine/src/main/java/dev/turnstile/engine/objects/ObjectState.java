@@ -4,7 +4,7 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 
-/** An object's stored state: system properties and decoded custom values. */
+/** An object's stored state: system properties, decoded custom values and its lock. */
 record ObjectState(UUID id, String className, int usn, String creator, Instant dateCreated, String lastModifier,
-                   Instant dateLastModified, Map<String, Object> values) {
+                   Instant dateLastModified, Map<String, Object> values, LockState lock) {
 }

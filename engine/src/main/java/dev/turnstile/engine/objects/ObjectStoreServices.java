@@ -4,6 +4,7 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.engine.db.Database;
 
 import java.util.List;
+import java.util.Set;
 
 /**
  * What every session's object store shares in one engine: the class cache, the preprocessors and
@@ -13,16 +14,21 @@ public final class ObjectStoreServices {
     /** The entities this capability maps; the engine hands them to Hibernate. */
     public static final List<Class<?>> ENTITIES = List.of(ObjectRecord.class, ClassRecord.class);
 
+    final Database database;
     final ClassRegistry classes;
     final ChangePreprocessors preprocessors = new ChangePreprocessors();
     final ObjectPersistence persistence;
+    private final String lockBreakerRole;
 
-    public ObjectStoreServices(Database database) {
+    public ObjectStoreServices(Database database, String lockBreakerRole) {
+        this.database = database;
+        this.lockBreakerRole = lockBreakerRole;
         this.classes = new ClassRegistry(database);
         this.persistence = new ObjectPersistence(database, classes, preprocessors);
     }
 
-    public ObjectStore objectStore(String user) {
-        return new DefaultObjectStore(this, user);
+    /** The object store of a session: its user, who may break others' locks with the lock-breaking role. */
+    public ObjectStore objectStore(String user, Set<String> roles) {
+        return new DefaultObjectStore(this, new LockRules.Actor(user, roles.contains(lockBreakerRole)));
     }
 }

@@ -1,0 +1,232 @@
+package dev.turnstile.engine.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.RetryPolicies;
+import dev.turnstile.api.RetryPolicyConfig;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.EnumSet;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.LinkedHashMap;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads retry policies written with Resilience4j's key names: {@code configs.<name>} are templates,
+ * {@code instances.<name>} are the policies, each may name a {@code baseConfig} to start from, and
+ * an instance without one starts from {@code configs.default} when there is one. Every key and
+ * value is checked; an error names the source, the key path and the value.
+ */
+final class RetryPolicyReader {
+    static final Set<String> KEYS = Set.of("baseConfig", "maxAttempts", "waitDuration", "enableExponentialBackoff",
+            "exponentialBackoffMultiplier", "exponentialMaxWaitDuration", "enableRandomizedWait", "randomizedWaitFactor",
+            "retryExceptions", "ignoreExceptions", "retryCodes", "ignoreCodes", "maxTotalWait");
+
+    private final String source;
+    private final String prefix;
+    private final Map<String, JsonNode> configs = new LinkedHashMap<>();
+    private final Map<String, JsonNode> instances = new LinkedHashMap<>();
+    private final Map<String, RetryPolicyConfig> resolvedConfigs = new LinkedHashMap<>();
+
+    /** {@code node} holds {@code configs} and/or {@code instances}; {@code prefix} is its key path for messages. */
+    private RetryPolicyReader(String source, String prefix, JsonNode node) {
+        this.source = source;
+        this.prefix = prefix;
+        collect(node, "configs", configs);
+        collect(node, "instances", instances);
+    }
+
+    static Map<String, RetryPolicyConfig> read(String source, String prefix, JsonNode node) {
+        return new RetryPolicyReader(source, prefix, node).resolveAll();
+    }
+
+    private void collect(JsonNode node, String section, Map<String, JsonNode> into) {
+        JsonNode entries = node.get(section);
+        if (entries == null || entries.isNull()) {
+            return;
+        }
+        if (!entries.isObject()) {
+            throw invalid(section, entries.toString(), "must be a mapping of policy names");
+        }
+        entries.fields().forEachRemaining(e -> {
+            String path = section + "." + e.getKey();
+            if (!e.getKey().matches("[A-Za-z0-9_.-]{1,64}")) {
+                throw invalid(path, e.getKey(), "a policy name is 1 to 64 letters, digits, '.', '_' or '-'");
+            }
+            if (!e.getValue().isObject()) {
+                throw invalid(path, e.getValue().toString(), "must be a mapping of keys");
+            }
+            for (Iterator<String> keys = e.getValue().fieldNames(); keys.hasNext(); ) {
+                String key = keys.next();
+                if (!KEYS.contains(key)) {
+                    throw invalid(path + "." + key, e.getValue().get(key).asText(),
+                            "unknown key; known keys are " + KEYS.stream().sorted().toList());
+                }
+            }
+            into.put(e.getKey(), e.getValue());
+        });
+    }
+
+    private Map<String, RetryPolicyConfig> resolveAll() {
+        Map<String, RetryPolicyConfig> policies = new LinkedHashMap<>();
+        for (String name : configs.keySet()) {
+            resolveConfig(name, new HashSet<>());
+        }
+        instances.forEach((name, node) -> {
+            String path = "instances." + name;
+            RetryPolicyConfig base = node.has("baseConfig") ? baseConfig(path, node.get("baseConfig"))
+                    : resolvedConfigs.getOrDefault(RetryPolicies.DEFAULT, RetryPolicyConfig.ofDefaults());
+            policies.put(name, apply(path, node, base));
+        });
+        if (!policies.containsKey(RetryPolicies.DEFAULT) && resolvedConfigs.containsKey(RetryPolicies.DEFAULT)) {
+            policies.put(RetryPolicies.DEFAULT, resolvedConfigs.get(RetryPolicies.DEFAULT));
+        }
+        return policies;
+    }
+
+    private RetryPolicyConfig resolveConfig(String name, Set<String> visiting) {
+        RetryPolicyConfig done = resolvedConfigs.get(name);
+        if (done != null) {
+            return done;
+        }
+        String path = "configs." + name;
+        if (!visiting.add(name)) {
+            throw invalid(path + ".baseConfig", name, "baseConfig inheritance loops back to " + name);
+        }
+        JsonNode node = configs.get(name);
+        RetryPolicyConfig base = RetryPolicyConfig.ofDefaults();
+        if (node.has("baseConfig")) {
+            String baseName = node.get("baseConfig").asText();
+            if (!configs.containsKey(baseName)) {
+                throw invalid(path + ".baseConfig", baseName, "no such config; known configs are " + configs.keySet());
+            }
+            base = resolveConfig(baseName, visiting);
+        }
+        RetryPolicyConfig resolved = apply(path, node, base);
+        resolvedConfigs.put(name, resolved);
+        return resolved;
+    }
+
+    private RetryPolicyConfig baseConfig(String path, JsonNode value) {
+        String baseName = value.asText();
+        RetryPolicyConfig base = resolvedConfigs.get(baseName);
+        if (base == null) {
+            throw invalid(path + ".baseConfig", baseName, "no such config; known configs are " + configs.keySet());
+        }
+        return base;
+    }
+
+    private RetryPolicyConfig apply(String path, JsonNode node, RetryPolicyConfig base) {
+        RetryPolicyConfig.Builder b = RetryPolicyConfig.from(base);
+        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> e = it.next();
+            String key = path + "." + e.getKey();
+            JsonNode v = e.getValue();
+            switch (e.getKey()) {
+                case "maxAttempts" -> {
+                    int n = integer(key, v);
+                    if (n < 1) {
+                        throw invalid(key, v.asText(), "must be at least 1");
+                    }
+                    b.maxAttempts(n);
+                }
+                case "waitDuration" -> b.waitDuration(duration(key, v));
+                case "exponentialMaxWaitDuration" -> b.exponentialMaxWaitDuration(duration(key, v));
+                case "maxTotalWait" -> b.maxTotalWait(duration(key, v));
+                case "enableExponentialBackoff" -> b.enableExponentialBackoff(bool(key, v));
+                case "enableRandomizedWait" -> b.enableRandomizedWait(bool(key, v));
+                case "exponentialBackoffMultiplier" -> {
+                    double m = number(key, v);
+                    if (!(m >= 1.0) || Double.isInfinite(m)) {
+                        throw invalid(key, v.asText(), "must be at least 1");
+                    }
+                    b.exponentialBackoffMultiplier(m);
+                }
+                case "randomizedWaitFactor" -> {
+                    double f = number(key, v);
+                    if (!(f >= 0.0 && f < 1.0)) {
+                        throw invalid(key, v.asText(), "must be in [0, 1)");
+                    }
+                    b.randomizedWaitFactor(f);
+                }
+                case "retryExceptions" -> b.retryExceptions(new LinkedHashSet<>(list(key, v)));
+                case "ignoreExceptions" -> b.ignoreExceptions(new LinkedHashSet<>(list(key, v)));
+                case "retryCodes" -> b.retryCodes(codes(key, v));
+                case "ignoreCodes" -> b.ignoreCodes(codes(key, v));
+                default -> { } // baseConfig, applied by the caller
+            }
+        }
+        try {
+            return b.build();
+        } catch (EngineRuntimeException e) {
+            throw invalid(path, node.toString(), e.getMessage());
+        }
+    }
+
+    private int integer(String key, JsonNode v) {
+        if (v.isInt() || (v.isTextual() && v.asText().trim().matches("-?\\d{1,9}"))) {
+            return Integer.parseInt(v.asText().trim());
+        }
+        throw invalid(key, v.asText(), "must be an integer");
+    }
+
+    private double number(String key, JsonNode v) {
+        try {
+            return v.isNumber() ? v.doubleValue() : Double.parseDouble(v.asText().trim());
+        } catch (NumberFormatException e) {
+            throw invalid(key, v.asText(), "must be a number");
+        }
+    }
+
+    private boolean bool(String key, JsonNode v) {
+        String t = v.asText().trim();
+        if (v.isBoolean() || t.equals("true") || t.equals("false")) {
+            return v.isBoolean() ? v.booleanValue() : Boolean.parseBoolean(t);
+        }
+        throw invalid(key, t, "must be true or false");
+    }
+
+    private Duration duration(String key, JsonNode v) {
+        Duration d = Durations.parse(v.asText());
+        if (d == null || d.isNegative()) {
+            throw invalid(key, v.asText(), "must be a duration such as 500ms, 10s, 1m or PT10S");
+        }
+        return d;
+    }
+
+    /** A YAML list, or the comma-separated text a .properties file has. */
+    private List<String> list(String key, JsonNode v) {
+        List<String> items = new ArrayList<>();
+        if (v.isArray()) {
+            v.forEach(item -> items.add(item.asText().trim()));
+        } else if (v.isValueNode()) {
+            Arrays.stream(v.asText().split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(items::add);
+        } else {
+            throw invalid(key, v.toString(), "must be a list");
+        }
+        return items;
+    }
+
+    private Set<ExceptionCode> codes(String key, JsonNode v) {
+        Set<ExceptionCode> codes = EnumSet.noneOf(ExceptionCode.class);
+        for (String name : list(key, v)) {
+            try {
+                codes.add(ExceptionCode.valueOf(name));
+            } catch (IllegalArgumentException e) {
+                throw invalid(key, name, "not an ExceptionCode; known codes are " + Arrays.toString(ExceptionCode.values()));
+            }
+        }
+        return codes;
+    }
+
+    private EngineRuntimeException invalid(String key, Object value, String rule) {
+        return EngineRuntimeException.configInvalid(source, prefix + key, value, rule);
+    }
+}

@@ -1,0 +1,77 @@
+package dev.turnstile.engine.objects;
+
+import dev.turnstile.api.EngineRuntimeException;
+
+import java.time.Instant;
+import java.util.UUID;
+
+/**
+ * FileNet's cooperative-lock rules, applied inside the saving transaction to the row's current
+ * lock. The USN check (or the row lock of an unprotected save) makes the decision race-free: two
+ * sessions deciding from the same stored lock cannot both write.
+ */
+final class LockRules {
+    private LockRules() {
+    }
+
+    /** A lock or unlock waiting for the next save; {@link #NONE} if neither. */
+    record Pending(boolean locking, boolean unlocking, int timeoutSeconds, String owner) {
+        static final Pending NONE = new Pending(false, false, 0, null);
+
+        static Pending lock(int timeoutSeconds, String owner) {
+            return new Pending(true, false, timeoutSeconds, owner);
+        }
+
+        static Pending unlock() {
+            return new Pending(false, true, 0, null);
+        }
+    }
+
+    /** Who saves: the session's user, and whether the session may break other users' locks. */
+    record Actor(String user, boolean canBreakLocks) {
+    }
+
+    /**
+     * The lock the row carries after this save. {@code stored} with {@code storedDateLastModified}
+     * is the row's lock now; {@code enforced} is the class's lock mode.
+     */
+    static LockState next(String className, UUID id, boolean enforced, LockState stored, Instant storedDateLastModified,
+                          Pending pending, Actor actor, Instant now) {
+        boolean held = stored.isHeldAt(now, storedDateLastModified);
+        boolean heldByOther = held && !stored.holder().equals(actor.user());
+        if (pending.locking()) {
+            if (heldByOther) {
+                throw locked(className, id, stored, storedDateLastModified);
+            }
+            // The holder locking again refreshes the timeout and keeps its token; otherwise a new lock.
+            UUID token = held ? stored.token() : UUID.randomUUID();
+            return new LockState(actor.user(), pending.owner(), token, pending.timeoutSeconds());
+        }
+        if (pending.unlocking()) {
+            if (!held) {
+                throw EngineRuntimeException.objectNotLocked(className, id);
+            }
+            if (heldByOther && !actor.canBreakLocks()) {
+                throw EngineRuntimeException.unlockDenied(className, id, actor.user(), stored.holder());
+            }
+            return LockState.NONE;
+        }
+        if (enforced && heldByOther) {
+            throw locked(className, id, stored, storedDateLastModified);
+        }
+        return stored;
+    }
+
+    /** A delete: refused only under enforced locks held by another user. */
+    static void checkDelete(String className, UUID id, boolean enforced, LockState stored, Instant storedDateLastModified,
+                            Actor actor, Instant now) {
+        if (enforced && stored.isHeldAt(now, storedDateLastModified) && !stored.holder().equals(actor.user())) {
+            throw locked(className, id, stored, storedDateLastModified);
+        }
+    }
+
+    private static EngineRuntimeException locked(String className, UUID id, LockState stored, Instant dateLastModified) {
+        return EngineRuntimeException.objectLocked(className, id, stored.holder(), stored.owner(),
+                stored.expiry(dateLastModified));
+    }
+}

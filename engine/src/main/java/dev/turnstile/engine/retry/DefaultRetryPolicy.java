@@ -1,0 +1,151 @@
+package dev.turnstile.engine.retry;
+
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.RetryExhaustedException;
+import dev.turnstile.api.RetryMetrics;
+import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.RetryPolicyConfig;
+import io.github.resilience4j.core.IntervalBiFunction;
+import io.github.resilience4j.core.IntervalFunction;
+import io.github.resilience4j.retry.Retry;
+import io.github.resilience4j.retry.RetryConfig;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Supplier;
+
+/**
+ * A retry policy on a Resilience4j {@link Retry}: Resilience4j decides whether an error is retried
+ * (through {@link FailureMatcher}), computes the wait (backoff, jitter) and sleeps; this class runs
+ * the attempts, enforces {@code maxTotalWait}, turns exhaustion and interruption into engine
+ * exceptions and keeps the metrics.
+ */
+final class DefaultRetryPolicy implements RetryPolicy {
+    private static final Logger log = LoggerFactory.getLogger(DefaultRetryPolicy.class);
+
+    private final String name;
+    private final RetryPolicyConfig config;
+    private final FailureMatcher matcher;
+    private final Retry retry;
+    private final LongAdder successfulWithoutRetry = new LongAdder();
+    private final LongAdder successfulWithRetry = new LongAdder();
+    private final LongAdder failedWithoutRetry = new LongAdder();
+    private final LongAdder failedWithRetry = new LongAdder();
+    private final LongAdder attempts = new LongAdder();
+    private final LongAdder waitNanos = new LongAdder();
+
+    DefaultRetryPolicy(String name, RetryPolicyConfig config, FailureMatcher matcher) {
+        this.name = name;
+        this.config = config;
+        this.matcher = matcher;
+        this.retry = Retry.of(name, RetryConfig.custom()
+                .maxAttempts(config.maxAttempts())
+                .intervalBiFunction(IntervalBiFunction.ofIntervalFunction(intervals(config)))
+                .retryOnException(matcher::isRetried)
+                .failAfterMaxAttempts(false)
+                .build());
+        retry.getEventPublisher().onRetry(event -> log.debug("{}: attempt {} failed ({}); waiting {} ms", name,
+                event.getNumberOfRetryAttempts(), event.getLastThrowable().getMessage(), event.getWaitInterval().toMillis()));
+    }
+
+    /** The wait before retry n, as Resilience4j's interval functions compute it. */
+    static IntervalFunction intervals(RetryPolicyConfig c) {
+        Duration wait = c.waitDuration();
+        if (c.exponentialBackoff() && c.randomizedWait()) {
+            return c.exponentialMaxWaitDuration() == null
+                    ? IntervalFunction.ofExponentialRandomBackoff(wait, c.exponentialBackoffMultiplier(), c.randomizedWaitFactor())
+                    : IntervalFunction.ofExponentialRandomBackoff(wait, c.exponentialBackoffMultiplier(), c.randomizedWaitFactor(),
+                    c.exponentialMaxWaitDuration());
+        }
+        if (c.exponentialBackoff()) {
+            return c.exponentialMaxWaitDuration() == null
+                    ? IntervalFunction.ofExponentialBackoff(wait, c.exponentialBackoffMultiplier())
+                    : IntervalFunction.ofExponentialBackoff(wait, c.exponentialBackoffMultiplier(), c.exponentialMaxWaitDuration());
+        }
+        if (c.randomizedWait()) {
+            return IntervalFunction.ofRandomized(wait, c.randomizedWaitFactor());
+        }
+        return IntervalFunction.of(wait);
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public RetryPolicyConfig config() {
+        return config;
+    }
+
+    @Override
+    public <T> T call(Supplier<T> action) {
+        long start = System.nanoTime();
+        Retry.Context<T> context = retry.context();
+        int attempt = 0;
+        while (true) {
+            if (Thread.currentThread().isInterrupted()) {
+                failed(attempt);
+                throw EngineRuntimeException.interrupted("retry policy " + name + " was about to make attempt "
+                        + (attempt + 1), new InterruptedException("interrupt flag set"));
+            }
+            attempt++;
+            attempts.increment();
+            T result;
+            try {
+                result = action.get();
+            } catch (RuntimeException e) {
+                afterFailure(context, e, attempt, start);
+                continue;
+            }
+            context.onComplete();
+            (attempt == 1 ? successfulWithoutRetry : successfulWithRetry).increment();
+            return result;
+        }
+    }
+
+    /** Returns after the wait when another attempt is due; otherwise throws what ends the call. */
+    private void afterFailure(Retry.Context<?> context, RuntimeException e, int attempt, long start) {
+        if (!matcher.isRetried(e)) {
+            failed(attempt);
+            throw e;
+        }
+        Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        if (config.maxTotalWait() != null && elapsed.compareTo(config.maxTotalWait()) >= 0) {
+            failed(attempt);
+            throw RetryExhaustedException.of(name, attempt, elapsed, "maxTotalWait " + config.maxTotalWait().toMillis()
+                    + " ms reached", e);
+        }
+        long waitStart = System.nanoTime();
+        try {
+            context.onRuntimeError(e); // sleeps before the next attempt, or rethrows when none is left
+        } catch (RuntimeException last) {
+            waitNanos.add(System.nanoTime() - waitStart);
+            failed(attempt);
+            Duration total = Duration.ofNanos(System.nanoTime() - start);
+            if (Thread.currentThread().isInterrupted()) {
+                throw EngineRuntimeException.interrupted("retry policy " + name + " waited after attempt " + attempt
+                        + " (" + total.toMillis() + " ms in all)", new InterruptedException(last.getMessage()));
+            }
+            throw RetryExhaustedException.of(name, attempt, total, "maxAttempts " + config.maxAttempts() + " reached", last);
+        }
+        waitNanos.add(System.nanoTime() - waitStart);
+    }
+
+    private void failed(int attempt) {
+        (attempt <= 1 ? failedWithoutRetry : failedWithRetry).increment();
+    }
+
+    @Override
+    public RetryMetrics metrics() {
+        return new RetryMetrics(successfulWithoutRetry.sum(), successfulWithRetry.sum(), failedWithoutRetry.sum(),
+                failedWithRetry.sum(), attempts.sum(), Duration.ofNanos(waitNanos.sum()));
+    }
+
+    @Override
+    public String toString() {
+        return "RetryPolicy[" + name + ", " + config + "]";
+    }
+}

@@ -1,0 +1,376 @@
+package dev.turnstile.engine.locks;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.IndependentObject;
+import dev.turnstile.api.Locking;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.RetryMetrics;
+import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.engine.MutableClock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * FileNet's cooperative-lock rules on every database. Time is an injected clock: expiry is tested
+ * by moving it, never by sleeping.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractLockContractTest {
+    private final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
+    private ContentEngine engine;
+    private ObjectStore alice;
+    private ObjectStore bob;
+    private ObjectStore admin;
+    private String cls;
+
+    protected abstract EngineConfig config();
+
+    @BeforeAll
+    void open() {
+        engine = ContentEngine.open(EngineConfig.from(config()).clock(clock)
+                .retryPolicy("fuzz", RetryPolicyConfig.builder().maxAttempts(100_000).waitDuration(Duration.ofMillis(1))
+                        .enableRandomizedWait(true).randomizedWaitFactor(0.9).build())
+                .build());
+        alice = engine.session("alice").objectStore();
+        bob = engine.session("bob").objectStore();
+        admin = engine.session("carol", Set.of(EngineConfig.DEFAULT_LOCK_BREAKER_ROLE)).objectStore();
+    }
+
+    @AfterAll
+    void close() {
+        engine.close();
+    }
+
+    @BeforeEach
+    void defineClass() {
+        cls = "Lockable" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        alice.defineClass(cls, c -> c.integer32("Counter"));
+    }
+
+    private CustomObject created() {
+        CustomObject o = alice.createCustomObject(cls);
+        o.getProperties().putValue("Counter", 0);
+        o.save(RefreshMode.REFRESH);
+        return o;
+    }
+
+    private CustomObject fetch(ObjectStore os, UUID id) {
+        return os.fetchCustomObject(cls, id, PropertyFilter.ALL);
+    }
+
+    private static EngineRuntimeException failure(Runnable action) {
+        try {
+            action.run();
+        } catch (EngineRuntimeException e) {
+            return e;
+        }
+        throw new AssertionError("expected an EngineRuntimeException");
+    }
+
+    @Test
+    void lockRecordsHolderOwnerTokenAndTimeout_visibleToOthers() {
+        CustomObject o = created();
+        o.lock(60, "invoice run 7");
+        o.save(RefreshMode.REFRESH);
+
+        assertThat(o.isLocked()).isTrue();
+        assertThat(o.getLockHolder()).isEqualTo("alice");
+        assertThat(o.getLockOwner()).isEqualTo("invoice run 7");
+        assertThat(o.getLockToken()).isNotNull();
+        assertThat(o.getLockTimeout()).isEqualTo(60);
+        assertThat(o.getLockExpiry()).isEqualTo(o.getDateLastModified().plusSeconds(60));
+        CustomObject seen = fetch(bob, o.getId());
+        assertThat(seen.isLocked()).isTrue();
+        assertThat(seen.getLockHolder()).isEqualTo("alice");
+        assertThat(seen.getLockToken()).isEqualTo(o.getLockToken());
+        assertThat(seen.getUpdateSequenceNumber()).as("a lock is a save: the USN moves").isEqualTo(1);
+    }
+
+    @Test
+    void foreignLockIsRefused_namingHolderOwnerAndExpiry() {
+        CustomObject o = created();
+        o.lock(60, "mine");
+        o.save(RefreshMode.REFRESH);
+        CustomObject b = bob.getCustomObject(cls, o.getId());
+        b.lock(30, "theirs");
+
+        EngineRuntimeException e = failure(() -> b.save(RefreshMode.REFRESH));
+
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+        assertThat(e.getMessage()).isEqualTo("E_OBJECT_LOCKED: The object " + cls + " {" + o.getId() + "} is locked by alice"
+                + " (owner \"mine\") until " + o.getLockExpiry());
+        assertThat(fetch(alice, o.getId()).getLockOwner()).isEqualTo("mine");
+    }
+
+    @Test
+    void holderRelockRefreshesTheTimeout_andKeepsTheToken() {
+        CustomObject o = created();
+        o.lock(60, "first");
+        o.save(RefreshMode.REFRESH);
+        UUID token = o.getLockToken();
+        clock.advance(Duration.ofSeconds(50));
+        o.lock(120, "again");
+        o.save(RefreshMode.REFRESH);
+        assertThat(o.getLockToken()).isEqualTo(token);
+        assertThat(o.getLockTimeout()).isEqualTo(120);
+        assertThat(o.getLockExpiry()).isEqualTo(o.getDateLastModified().plusSeconds(120));
+        clock.advance(Duration.ofSeconds(100));
+        assertThat(fetch(bob, o.getId()).isLocked()).as("refreshed lock outlives the first timeout").isTrue();
+    }
+
+    @Test
+    void expiredLockIsUnlockedForEveryPurpose_andCanBeTakenByAnother() {
+        CustomObject o = created();
+        o.lock(10, "short");
+        o.save(RefreshMode.REFRESH);
+        clock.advance(Duration.ofSeconds(10));
+        assertThat(fetch(bob, o.getId()).isLocked()).as("at the expiry instant it is still held").isTrue();
+        clock.advance(Duration.ofMillis(1));
+        assertThat(o.isLocked()).isFalse();
+
+        CustomObject b = fetch(bob, o.getId());
+        assertThat(b.isLocked()).isFalse();
+        assertThat(failure(() -> {
+            CustomObject stale = fetch(alice, o.getId());
+            stale.unlock();
+            stale.save(RefreshMode.REFRESH);
+        }).getExceptionCode()).as("unlocking an expired lock").isEqualTo(ExceptionCode.E_OBJECT_NOT_LOCKED);
+        b.lock(10, "bob now");
+        b.save(RefreshMode.REFRESH);
+        assertThat(b.getLockHolder()).isEqualTo("bob");
+        assertThat(b.getLockToken()).isNotEqualTo(o.getLockToken());
+    }
+
+    @Test
+    void unlockRules_holderYes_othersDenied_breakerYes_unlockedNotLocked() {
+        CustomObject o = created();
+        CustomObject plain = fetch(alice, o.getId());
+        plain.unlock();
+        EngineRuntimeException notLocked = failure(() -> plain.save(RefreshMode.REFRESH));
+        assertThat(notLocked.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_LOCKED);
+        assertThat(notLocked.getMessage()).isEqualTo("E_OBJECT_NOT_LOCKED: The object " + cls + " {" + o.getId() + "} is not locked");
+
+        o.lock(60, null);
+        o.save(RefreshMode.REFRESH);
+        CustomObject b = fetch(bob, o.getId());
+        b.unlock();
+        EngineRuntimeException denied = failure(() -> b.save(RefreshMode.REFRESH));
+        assertThat(denied.getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
+        assertThat(denied.getMessage()).contains("bob may not unlock", "locked by alice", "lock-breaking role");
+        assertThat(fetch(alice, o.getId()).isLocked()).isTrue();
+
+        CustomObject c = fetch(admin, o.getId());
+        c.unlock();
+        c.save(RefreshMode.REFRESH);
+        assertThat(c.isLocked()).isFalse();
+        assertThat(c.getLockHolder()).isNull();
+
+        o.refresh();
+        o.lock(60, null);
+        o.save(RefreshMode.REFRESH);
+        o.unlock();
+        o.save(RefreshMode.REFRESH);
+        assertThat(fetch(bob, o.getId()).isLocked()).isFalse();
+    }
+
+    @Test
+    void onlyCustomObjectDocumentAndFolderClassesAreLockable() {
+        String linkClass = cls + "Link";
+        alice.defineClass(linkClass, c -> c.superclass("Link"));
+        IndependentObject link = alice.createObject(linkClass);
+        link.save(RefreshMode.REFRESH);
+        EngineRuntimeException e = failure(() -> link.lock(10, null));
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_LOCKABLE);
+        assertThat(e.getMessage()).contains(linkClass, "only CustomObject, Document and Folder classes are lockable");
+
+        for (String base : List.of("Document", "Folder")) {
+            String sub = cls + base;
+            alice.defineClass(sub, c -> c.superclass(base));
+            IndependentObject o = alice.createObject(sub);
+            o.lock(10, base);
+            o.save(RefreshMode.REFRESH);
+            assertThat(o.isLocked()).isTrue();
+        }
+    }
+
+    @Test
+    void badLockArguments_areRefusedAtOnce() {
+        CustomObject o = created();
+        assertThat(failure(() -> o.lock(0, null)).getMessage()).contains("must be at least 1 second");
+        assertThat(failure(() -> o.lock(10, "x".repeat(65))).getMessage()).contains("at most 64 characters");
+        assertThat(o.isPendingSave()).isFalse();
+    }
+
+    @Test
+    void advisoryLocks_stopOtherLockers_notOtherWriters() {
+        CustomObject o = created();
+        o.lock(60, null);
+        o.save(RefreshMode.REFRESH);
+        CustomObject b = fetch(bob, o.getId());
+        b.getProperties().putValue("Counter", 5);
+        b.save(RefreshMode.REFRESH);
+        CustomObject after = fetch(alice, o.getId());
+        assertThat(after.getProperties().getInteger32Value("Counter")).isEqualTo(5);
+        assertThat(after.getLockHolder()).as("the lock survives another's save").isEqualTo("alice");
+    }
+
+    @Test
+    void enforcedLocks_refuseOthersSavesAndDeletes_untilExpiry() {
+        String enforced = cls + "Enforced";
+        alice.defineClass(enforced, c -> c.integer32("Counter").enforceLocks(true));
+        assertThat(alice.getClassDefinition(enforced).isLockEnforced()).isTrue();
+        CustomObject o = alice.createCustomObject(enforced);
+        o.lock(60, "editing");
+        o.save(RefreshMode.REFRESH);
+
+        CustomObject b = bob.fetchCustomObject(enforced, o.getId(), PropertyFilter.ALL);
+        b.getProperties().putValue("Counter", 1);
+        assertThat(failure(() -> b.save(RefreshMode.REFRESH)).getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+        CustomObject d = bob.fetchCustomObject(enforced, o.getId(), PropertyFilter.ALL);
+        d.delete();
+        assertThat(failure(() -> d.save(RefreshMode.REFRESH)).getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+
+        o.getProperties().putValue("Counter", 2);
+        o.save(RefreshMode.REFRESH);
+        clock.advance(Duration.ofSeconds(61));
+        CustomObject later = bob.fetchCustomObject(enforced, o.getId(), PropertyFilter.ALL);
+        later.getProperties().putValue("Counter", 3);
+        later.save(RefreshMode.REFRESH);
+        assertThat(later.getProperties().getInteger32Value("Counter")).isEqualTo(3);
+    }
+
+    @Test
+    void lockIsOneUpdate_andUpdateWithUnlockIsOneMore() {
+        CustomObject o = fetch(alice, created().getId());
+        EngineStatistics before = engine.statistics();
+        o.lock(30, "counting");
+        o.save(RefreshMode.REFRESH);
+        o.getProperties().putValue("Counter", 1);
+        o.unlock();
+        o.save(RefreshMode.REFRESH);
+        EngineStatistics used = engine.statistics().since(before);
+        assertThat(used).isEqualTo(new EngineStatistics(2, 2, 0, 0, 2, 0));
+        CustomObject stored = fetch(bob, o.getId());
+        assertThat(stored.isLocked()).isFalse();
+        assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(1);
+    }
+
+    @Test
+    void twoSessionsRacingToLock_exactlyOneWins_everyRound() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try {
+            for (int round = 0; round < 40; round++) {
+                UUID id = created().getId();
+                CyclicBarrier ready = new CyclicBarrier(2);
+                boolean fetchless = round % 2 == 0;
+                List<Future<String>> results = new ArrayList<>();
+                for (ObjectStore os : List.of(alice, bob)) {
+                    results.add(pool.submit(lockAttempt(os, id, fetchless, ready)));
+                }
+                List<String> outcomes = new ArrayList<>();
+                for (Future<String> f : results) {
+                    outcomes.add(f.get(30, TimeUnit.SECONDS));
+                }
+                assertThat(outcomes).as("round " + round).containsOnlyOnce("won");
+                CustomObject stored = fetch(alice, id);
+                assertThat(stored.isLocked()).isTrue();
+                assertThat(stored.getUpdateSequenceNumber()).isEqualTo(1);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    private Callable<String> lockAttempt(ObjectStore os, UUID id, boolean fetchless, CyclicBarrier ready) {
+        return () -> {
+            CustomObject o = fetchless ? os.getCustomObject(cls, id) : fetch(os, id);
+            o.lock(60, "race");
+            ready.await(10, TimeUnit.SECONDS);
+            try {
+                o.save(RefreshMode.REFRESH);
+                return "won";
+            } catch (EngineRuntimeException e) {
+                return e.getExceptionCode().name();
+            }
+        };
+    }
+
+    @Test
+    void withLock_eightThreadsIncrementingUnderTheLock_loseNothing_andMetricsAddUp() throws Exception {
+        UUID id = created().getId();
+        RetryPolicy policy = engine.retryPolicies().get("fuzz");
+        RetryMetrics before = policy.metrics();
+        int threads = 8;
+        int each = 200;
+        int[] plainCounter = {0}; // not atomic, not volatile: only the lock protects it
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CyclicBarrier start = new CyclicBarrier(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                ObjectStore os = engine.session("worker" + t).objectStore();
+                futures.add(pool.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    CustomObject o = os.getCustomObject(cls, id);
+                    for (int i = 0; i < each; i++) {
+                        Locking.withLock(o, 30, "fuzz", policy, locked -> {
+                            plainCounter[0]++;
+                            locked.getProperties().putValue("Counter", locked.getProperties().getInteger32Value("Counter") + 1);
+                            return null;
+                        });
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        CustomObject end = fetch(alice, id);
+        assertThat(end.getProperties().getInteger32Value("Counter")).isEqualTo(threads * each);
+        assertThat(plainCounter[0]).isEqualTo(threads * each);
+        assertThat(end.isLocked()).isFalse();
+        RetryMetrics m = policy.metrics();
+        long calls = m.calls() - before.calls();
+        long succeeded = (m.successfulWithoutRetry() + m.successfulWithRetry())
+                - (before.successfulWithoutRetry() + before.successfulWithRetry());
+        long attempts = m.attempts() - before.attempts();
+        assertThat(calls).isEqualTo(threads * each);
+        assertThat(succeeded).isEqualTo(threads * each);
+        assertThat(attempts).isGreaterThanOrEqualTo(calls);
+        assertThat(m.successfulWithRetry() - before.successfulWithRetry())
+                .as("attempts beyond the first come from calls that retried")
+                .isLessThanOrEqualTo(attempts - calls);
+        System.out.printf("%s withLock: %d calls, %d attempts, waited %d ms%n", getClass().getSimpleName(), calls,
+                attempts, m.totalWait().minus(before.totalWait()).toMillis());
+    }
+}
