@@ -180,7 +180,7 @@ public final class RetryPolicyConfig {
         }
 
         public Builder waitDuration(Duration waitDuration) {
-            this.waitDuration = nonNegative("waitDuration", waitDuration);
+            this.waitDuration = atLeastOneMilli("waitDuration", waitDuration);
             return this;
         }
 
@@ -198,7 +198,7 @@ public final class RetryPolicyConfig {
         }
 
         public Builder exponentialMaxWaitDuration(Duration max) {
-            this.exponentialMaxWaitDuration = max == null ? null : nonNegative("exponentialMaxWaitDuration", max);
+            this.exponentialMaxWaitDuration = max == null ? null : atLeastOneMilli("exponentialMaxWaitDuration", max);
             return this;
         }
 
@@ -242,6 +242,14 @@ public final class RetryPolicyConfig {
         public Builder maxTotalWait(Duration maxTotalWait) {
             this.maxTotalWait = maxTotalWait == null ? null : nonNegative("maxTotalWait", maxTotalWait);
             return this;
+        }
+
+        /** Resilience4j's interval functions refuse waits under a millisecond. */
+        private static Duration atLeastOneMilli(String key, Duration d) {
+            if (d == null || d.toMillis() < 1) {
+                throw EngineRuntimeException.badArgument(key, d, "must be at least 1ms");
+            }
+            return d;
         }
 
         private static Duration nonNegative(String key, Duration d) {

@@ -137,9 +137,9 @@ final class RetryPolicyReader {
                     }
                     b.maxAttempts(n);
                 }
-                case "waitDuration" -> b.waitDuration(duration(key, v));
-                case "exponentialMaxWaitDuration" -> b.exponentialMaxWaitDuration(duration(key, v));
-                case "maxTotalWait" -> b.maxTotalWait(duration(key, v));
+                case "waitDuration" -> b.waitDuration(duration(key, v, Duration.ofMillis(1)));
+                case "exponentialMaxWaitDuration" -> b.exponentialMaxWaitDuration(duration(key, v, Duration.ofMillis(1)));
+                case "maxTotalWait" -> b.maxTotalWait(duration(key, v, Duration.ZERO));
                 case "enableExponentialBackoff" -> b.enableExponentialBackoff(bool(key, v));
                 case "enableRandomizedWait" -> b.enableRandomizedWait(bool(key, v));
                 case "exponentialBackoffMultiplier" -> {
@@ -193,10 +193,13 @@ final class RetryPolicyReader {
         throw invalid(key, t, "must be true or false");
     }
 
-    private Duration duration(String key, JsonNode v) {
+    private Duration duration(String key, JsonNode v, Duration minimum) {
         Duration d = Durations.parse(v.asText());
-        if (d == null || d.isNegative()) {
+        if (d == null) {
             throw invalid(key, v.asText(), "must be a duration such as 500ms, 10s, 1m or PT10S");
+        }
+        if (d.compareTo(minimum) < 0) {
+            throw invalid(key, v.asText(), "must be at least " + minimum.toMillis() + "ms");
         }
         return d;
     }

@@ -1,0 +1,224 @@
+package dev.turnstile.engine.retry;
+
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.RetryExhaustedException;
+import dev.turnstile.api.RetryMetrics;
+import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.RetryPolicyConfig;
+import io.github.resilience4j.core.IntervalFunction;
+import jakarta.persistence.OptimisticLockException;
+import jakarta.persistence.RollbackException;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+class RetryPolicyTest {
+    private static RetryPolicy policy(RetryPolicyConfig config) {
+        return new DefaultRetryPolicies(Map.of("p", config), "test").get("p");
+    }
+
+    private static RetryPolicyConfig.Builder fast() {
+        return RetryPolicyConfig.builder().waitDuration(Duration.ofMillis(1));
+    }
+
+    private static EngineRuntimeException modified() {
+        return EngineRuntimeException.objectModified("C", null, 0, 1);
+    }
+
+    @Test
+    void retriesTheContentionCodes_untilSuccess() {
+        RetryPolicy p = policy(fast().maxAttempts(5).build());
+        AtomicInteger calls = new AtomicInteger();
+        String result = p.call(() -> {
+            if (calls.incrementAndGet() < 3) {
+                throw modified();
+            }
+            return "done";
+        });
+        assertThat(result).isEqualTo("done");
+        assertThat(p.metrics()).isEqualTo(new RetryMetrics(0, 1, 0, 0, 3, p.metrics().totalWait()));
+    }
+
+    @Test
+    void anErrorThePolicyDoesNotRetry_passesThroughAtOnce() {
+        RetryPolicy p = policy(fast().maxAttempts(5).build());
+        EngineRuntimeException bad = EngineRuntimeException.badArgument("x", 1, "no");
+        assertThatThrownBy(() -> p.run(() -> {
+            throw bad;
+        })).isSameAs(bad);
+        assertThat(p.metrics().failedWithoutRetry()).isEqualTo(1);
+        assertThat(p.metrics().attempts()).isEqualTo(1);
+    }
+
+    @Test
+    void exhaustion_carriesAttemptsTimeAndLastCause() {
+        RetryPolicy p = policy(fast().maxAttempts(4).build());
+        AtomicInteger calls = new AtomicInteger();
+        assertThatThrownBy(() -> p.run(() -> {
+            throw EngineRuntimeException.objectModified("C", null, calls.incrementAndGet(), 99);
+        })).isInstanceOfSatisfying(RetryExhaustedException.class, e -> {
+            assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_RETRY_EXHAUSTED);
+            assertThat(e.getAttempts()).isEqualTo(4);
+            assertThat(e.getPolicy()).isEqualTo("p");
+            assertThat(e.getElapsed()).isGreaterThanOrEqualTo(Duration.ZERO);
+            assertThat(((EngineRuntimeException) e.getCause()).getRequestedUsn()).isEqualTo(4);
+            assertThat(e.getMessage()).startsWith("E_RETRY_EXHAUSTED: Retry policy p gave up after 4 attempts in ")
+                    .contains("maxAttempts 4 reached").endsWith("requested USN = 4, database USN = 99");
+        });
+        assertThat(p.metrics().failedWithRetry()).isEqualTo(1);
+    }
+
+    @Test
+    void codesAndClassesAreMatchedThroughWrappingExceptions() {
+        RetryPolicy byCode = policy(fast().maxAttempts(2).build());
+        AtomicInteger calls = new AtomicInteger();
+        byCode.run(() -> {
+            if (calls.incrementAndGet() == 1) {
+                throw new RollbackException("commit failed", modified());
+            }
+        });
+        assertThat(calls).hasValue(2);
+
+        RetryPolicy byClass = policy(fast().maxAttempts(2).retryExceptions(Set.of(OptimisticLockException.class.getName())).build());
+        AtomicInteger classCalls = new AtomicInteger();
+        byClass.run(() -> {
+            if (classCalls.incrementAndGet() == 1) {
+                throw new RollbackException("tx", new OptimisticLockException("row changed"));
+            }
+        });
+        assertThat(classCalls).hasValue(2);
+        assertThat(byClass.config().effectiveRetryCodes()).as("explicit classes replace the default codes").isEmpty();
+    }
+
+    @Test
+    void ignoredCodesWinOverRetriedOnes() {
+        RetryPolicy p = policy(fast().maxAttempts(5).retryCodes(Set.of(ExceptionCode.E_OBJECT_LOCKED))
+                .ignoreCodes(Set.of(ExceptionCode.E_OBJECT_MODIFIED)).build());
+        AtomicInteger calls = new AtomicInteger();
+        assertThatThrownBy(() -> p.run(() -> {
+            calls.incrementAndGet();
+            throw new IllegalStateException("wrapper", EngineRuntimeException.objectLocked("C", null, "x", null, null));
+        })).isInstanceOf(RetryExhaustedException.class);
+        assertThat(calls).hasValue(5);
+        calls.set(0);
+        assertThatThrownBy(() -> p.run(() -> {
+            calls.incrementAndGet();
+            throw modified();
+        })).hasMessageContaining("E_OBJECT_MODIFIED");
+        assertThat(calls).hasValue(1);
+    }
+
+    @Test
+    void exponentialBackoffWithJitter_staysWithinItsBounds() {
+        RetryPolicyConfig c = RetryPolicyConfig.builder().waitDuration(Duration.ofMillis(100))
+                .enableExponentialBackoff(true).exponentialBackoffMultiplier(2.0)
+                .exponentialMaxWaitDuration(Duration.ofMillis(1000))
+                .enableRandomizedWait(true).randomizedWaitFactor(0.5).build();
+        IntervalFunction intervals = DefaultRetryPolicy.intervals(c);
+        // Resilience4j randomises the uncapped exponential wait, then caps it at the maximum.
+        for (int attempt = 1; attempt <= 8; attempt++) {
+            double uncapped = 100 * Math.pow(2, attempt - 1);
+            long lowest = (long) Math.floor(Math.min(uncapped * 0.5, 1000));
+            long highest = (long) Math.ceil(Math.min(uncapped * 1.5, 1000));
+            long low = Long.MAX_VALUE;
+            long high = 0;
+            for (int i = 0; i < 2000; i++) {
+                long wait = intervals.apply(attempt);
+                low = Math.min(low, wait);
+                high = Math.max(high, wait);
+            }
+            assertThat(low).as("attempt %d lowest", attempt).isGreaterThanOrEqualTo(lowest);
+            assertThat(high).as("attempt %d highest", attempt).isLessThanOrEqualTo(highest);
+            if (lowest < highest) {
+                assertThat(high - low).as("attempt %d is randomised", attempt).isGreaterThan((highest - lowest) / 2);
+            }
+        }
+        IntervalFunction plain = DefaultRetryPolicy.intervals(RetryPolicyConfig.builder().waitDuration(Duration.ofMillis(70)).build());
+        assertThat(plain.apply(1)).isEqualTo(70);
+        assertThat(plain.apply(5)).isEqualTo(70);
+    }
+
+    @Test
+    void maxTotalWait_stopsTheLoopBeforeMaxAttempts() {
+        RetryPolicy p = policy(RetryPolicyConfig.builder().maxAttempts(1_000).waitDuration(Duration.ofMillis(5))
+                .maxTotalWait(Duration.ofMillis(40)).build());
+        assertThatThrownBy(() -> p.run(() -> {
+            throw modified();
+        })).isInstanceOfSatisfying(RetryExhaustedException.class, e -> {
+            assertThat(e.getAttempts()).isBetween(2, 999);
+            assertThat(e.getElapsed()).isGreaterThanOrEqualTo(Duration.ofMillis(40));
+            assertThat(e.getMessage()).contains("maxTotalWait 40 ms reached");
+        });
+    }
+
+    @Test
+    void interruptDuringTheWait_abortsAtOnce_andKeepsTheFlag() throws Exception {
+        RetryPolicy p = policy(RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(10)).build());
+        AtomicReference<Thread> worker = new AtomicReference<>();
+        AtomicReference<Boolean> flagAfter = new AtomicReference<>();
+        CompletableFuture<Throwable> outcome = CompletableFuture.supplyAsync(() -> {
+            worker.set(Thread.currentThread());
+            try {
+                p.run(() -> {
+                    throw modified();
+                });
+                return null;
+            } catch (RuntimeException e) {
+                flagAfter.set(Thread.currentThread().isInterrupted());
+                Thread.interrupted(); // leave the pool thread clean
+                return e;
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> worker.get() != null
+                && worker.get().getState() == Thread.State.TIMED_WAITING);
+        worker.get().interrupt();
+        Throwable e = outcome.get(10, TimeUnit.SECONDS);
+        assertThat(e).isInstanceOf(EngineRuntimeException.class);
+        assertThat(((EngineRuntimeException) e).getExceptionCode()).isEqualTo(ExceptionCode.E_INTERRUPTED);
+        assertThat(e.getMessage()).contains("retry policy p waited after attempt 1");
+        assertThat(flagAfter.get()).isTrue();
+    }
+
+    @Test
+    void alreadyInterruptedCaller_makesNoAttempt() {
+        RetryPolicy p = policy(fast().build());
+        AtomicInteger calls = new AtomicInteger();
+        Thread.currentThread().interrupt();
+        try {
+            assertThatThrownBy(() -> p.run(calls::incrementAndGet))
+                    .isInstanceOfSatisfying(EngineRuntimeException.class,
+                            e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_INTERRUPTED));
+            assertThat(Thread.currentThread().isInterrupted()).isTrue();
+        } finally {
+            Thread.interrupted();
+        }
+        assertThat(calls).hasValue(0);
+    }
+
+    @Test
+    void unknownPolicy_namesTheKnownOnes_andDefaultAlwaysExists() {
+        DefaultRetryPolicies policies = new DefaultRetryPolicies(Map.of("locks", RetryPolicyConfig.ofDefaults()), "test");
+        assertThat(policies.names()).containsExactly("default", "locks");
+        assertThatThrownBy(() -> policies.get("dispensr"))
+                .hasMessage("E_BAD_VALUE: Bad value for retry policy: \"dispensr\" (not configured; known policies are [default, locks])");
+    }
+
+    @Test
+    void unknownExceptionClass_isAConfigError() {
+        assertThatThrownBy(() -> new DefaultRetryPolicies(Map.of("x",
+                RetryPolicyConfig.builder().retryExceptions(Set.of("com.example.NoSuchException")).build()), "turnstile.yaml"))
+                .hasMessage("E_CONFIG_INVALID: turnstile.yaml: retry.instances.x.retryExceptions = \"com.example.NoSuchException\":"
+                        + " no such exception class");
+    }
+}
