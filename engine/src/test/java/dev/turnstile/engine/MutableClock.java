@@ -15,6 +15,10 @@ public final class MutableClock extends Clock {
         this.now = new AtomicReference<>(start);
     }
 
+    public void set(Instant instant) {
+        now.set(instant);
+    }
+
     public void advance(Duration d) {
         now.updateAndGet(t -> t.plus(d));
     }

@@ -1,0 +1,131 @@
+package dev.turnstile.engine.locks;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.engine.ChildJvm;
+import dev.turnstile.engine.MutableClock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Cooperative locks between real processes sharing one database. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractMultiProcessLockTest {
+    private static final Duration STARTUP = Duration.ofSeconds(60);
+    private final MutableClock clock = new MutableClock(Instant.now());
+    private ContentEngine engine;
+    private ObjectStore os;
+
+    @TempDir
+    Path dir;
+
+    protected abstract EngineConfig config();
+
+    @BeforeAll
+    void open() {
+        engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).build());
+        os = engine.session("parent").objectStore();
+    }
+
+    @AfterAll
+    void close() {
+        engine.close();
+    }
+
+    private String[] args(String cls, UUID id, String... more) {
+        List<String> all = new ArrayList<>(List.of(config().jdbcUrl(), config().username(), config().password(), cls,
+                id.toString()));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
+    }
+
+    private UUID newObject(String cls) {
+        os.defineClass(cls, c -> c.integer32("Counter"));
+        CustomObject o = os.createCustomObject(cls);
+        o.save(RefreshMode.REFRESH);
+        return o.getId();
+    }
+
+    @Test
+    void threeProcessesTakingTheLock_neverHoldItAtOnce() throws Exception {
+        String cls = "Raced" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        UUID id = newObject(cls);
+        Path log = dir.resolve("critical-sections.log");
+        int rounds = 30;
+        List<ChildJvm> children = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                children.add(ChildJvm.start(LockWorker.class, args(cls, id, "race", "" + rounds, log.toString())));
+            }
+            for (ChildJvm c : children) {
+                c.awaitLine("READY"::equals, STARTUP);
+            }
+            children.forEach(c -> c.send("GO"));
+            for (ChildJvm c : children) {
+                c.awaitLine(l -> l.startsWith("DONE "), Duration.ofMinutes(3));
+                assertThat(c.awaitExit(STARTUP)).isZero();
+            }
+        } finally {
+            for (ChildJvm c : children) {
+                c.close();
+            }
+        }
+        List<String> lines = Files.readAllLines(log);
+        assertThat(lines).hasSize(3 * rounds * 2);
+        for (int i = 0; i < lines.size(); i += 2) {
+            String holder = lines.get(i).substring("START ".length());
+            assertThat(lines.get(i)).as("line %d", i).startsWith("START ");
+            assertThat(lines.get(i + 1)).as("the section started at line %d ends before another starts", i)
+                    .isEqualTo("END " + holder);
+        }
+        assertThat(lines.stream().map(l -> l.substring(l.indexOf(' ') + 1)).distinct()).hasSize(3);
+        assertThat(os.fetchCustomObject(cls, id, PropertyFilter.ALL).getUpdateSequenceNumber())
+                .as("every lock and unlock is one save").isEqualTo(3 * rounds * 2);
+    }
+
+    @Test
+    void killedHoldersLock_lapsesAtItsExpiry_notBefore() throws Exception {
+        String cls = "Held" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        UUID id = newObject(cls);
+        try (ChildJvm holder = ChildJvm.start(LockWorker.class, args(cls, id, "hold", "30"))) {
+            holder.awaitLine("LOCKED"::equals, STARTUP);
+            holder.kill();
+        }
+        Instant expiry = os.fetchCustomObject(cls, id, PropertyFilter.ALL).getLockExpiry();
+        assertThat(expiry).isNotNull();
+
+        clock.set(expiry.minusMillis(1));
+        CustomObject early = os.getCustomObject(cls, id);
+        early.lock(30, "parent");
+        try {
+            early.save(RefreshMode.REFRESH);
+            throw new AssertionError("took a lock before it expired");
+        } catch (EngineRuntimeException e) {
+            assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+        }
+
+        clock.set(expiry.plusMillis(1));
+        CustomObject late = os.getCustomObject(cls, id);
+        late.lock(30, "parent");
+        late.save(RefreshMode.REFRESH);
+        assertThat(late.getLockHolder()).isEqualTo("parent");
+    }
+}

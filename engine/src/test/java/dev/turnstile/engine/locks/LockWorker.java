@@ -1,0 +1,66 @@
+package dev.turnstile.engine.locks;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.Locking;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.RetryPolicyConfig;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.UUID;
+
+/**
+ * A child process for the multi-process lock tests. {@code race ROUNDS LOG}: waits for GO, then
+ * ROUNDS times takes the lock with retry, appends "START pid" and "END pid" to LOG while holding it,
+ * and unlocks. {@code hold SECONDS}: takes the lock, prints LOCKED and waits to be killed.
+ */
+public final class LockWorker {
+    public static void main(String[] args) throws Exception {
+        EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2]).maxPoolSize(2)
+                .retryPolicy("race", RetryPolicyConfig.builder().maxAttempts(1_000_000).waitDuration(Duration.ofMillis(2))
+                        .enableRandomizedWait(true).randomizedWaitFactor(0.9).build())
+                .build();
+        String className = args[3];
+        UUID id = UUID.fromString(args[4]);
+        String pid = Long.toString(ProcessHandle.current().pid());
+        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            CustomObject o = engine.session("pid" + pid).objectStore().getCustomObject(className, id);
+            if (args[5].equals("hold")) {
+                o.lock(Integer.parseInt(args[6]), "held by " + pid);
+                o.save(RefreshMode.REFRESH);
+                System.out.println("LOCKED");
+                System.out.flush();
+                stdin.readLine(); // killed while waiting here
+                return;
+            }
+            int rounds = Integer.parseInt(args[6]);
+            Path log = Path.of(args[7]);
+            RetryPolicy policy = engine.retryPolicies().get("race");
+            System.out.println("READY");
+            System.out.flush();
+            stdin.readLine();
+            for (int i = 0; i < rounds; i++) {
+                Locking.lockWithRetry(o, 60, "race " + pid, policy);
+                append(log, "START " + pid);
+                append(log, "END " + pid);
+                o.unlock();
+                o.save(RefreshMode.REFRESH);
+            }
+            System.out.println("DONE " + policy.metrics().attempts());
+        }
+    }
+
+    private static void append(Path log, String line) throws Exception {
+        // One small O_APPEND write per line: atomic on Linux, so lines from processes never interleave.
+        Files.writeString(log, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+    }
+}
