@@ -16,6 +16,11 @@ public final class TurnstileEngineProvider implements EngineProvider {
 
     @Override
     public ContentEngine open(Path configFile) {
-        return open(EngineConfigFile.read(configFile));
+        return open(readConfig(configFile));
+    }
+
+    @Override
+    public EngineConfig readConfig(Path configFile) {
+        return EngineConfigFile.read(configFile);
     }
 }

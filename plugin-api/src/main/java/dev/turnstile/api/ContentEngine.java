@@ -22,6 +22,14 @@ public interface ContentEngine extends AutoCloseable {
         return provider().open(config);
     }
 
+    /**
+     * Reads and checks a {@code turnstile.yaml} into a configuration, for a host that adds to it in
+     * code (with {@link EngineConfig#from}) before opening.
+     */
+    static EngineConfig readConfig(Path configFile) {
+        return provider().readConfig(configFile);
+    }
+
     private static EngineProvider provider() {
         return ServiceLoader.load(EngineProvider.class).findFirst()
                 .orElseThrow(() -> EngineRuntimeException.of(ExceptionCode.E_CONFIG_INVALID,

@@ -10,4 +10,7 @@ public interface EngineProvider {
     ContentEngine open(EngineConfig config);
 
     ContentEngine open(Path configFile);
+
+    /** Reads and checks a {@code turnstile.yaml} without opening anything. */
+    EngineConfig readConfig(Path configFile);
 }

@@ -13,11 +13,21 @@ final class EngineOptions {
             description = "turnstile.yaml to open (default: ./turnstile.yaml if present, else the embedded H2 database under ./turnstile-data/)")
     Path config;
 
-    ContentEngine open() {
+    /** The file given, else ./turnstile.yaml if present, else null (the defaults). */
+    Path configFile() {
         if (config != null) {
-            return ContentEngine.open(config);
+            return config;
         }
         Path local = Path.of("turnstile.yaml");
-        return Files.exists(local) ? ContentEngine.open(local) : ContentEngine.open(EngineConfig.ofDefaults());
+        return Files.exists(local) ? local : null;
+    }
+
+    EngineConfig config() {
+        Path file = configFile();
+        return file != null ? ContentEngine.readConfig(file) : EngineConfig.ofDefaults();
+    }
+
+    ContentEngine open() {
+        return ContentEngine.open(config());
     }
 }
