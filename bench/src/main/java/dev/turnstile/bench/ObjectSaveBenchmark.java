@@ -1,6 +1,8 @@
 package dev.turnstile.bench;
 
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.Locking;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
@@ -8,6 +10,8 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.RetryPolicyConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -17,6 +21,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -28,7 +33,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  * atomic {@code UPDATE n = n + 1; COMMIT}), Turnstile's USN-guarded save (with the USN remembered
  * from the previous save, and with a fetch before every save), the naive pessimistic alternative
  * ({@code SELECT … FOR UPDATE; UPDATE; COMMIT}) and the naive unguarded read-then-write that loses
- * updates under contention. First uncontended (one thread, own row), then contended (N threads,
+ * updates under contention; and the cooperative lock of the "take a number" article, two round
+ * trips per increment (lock, then update + unlock), with the lock retried by a retry policy. First uncontended (one thread, own row), then contended (N threads,
  * one row). Every scenario's final counter is checked against the increments made.
  */
 @Command(name = "objects", mixinStandardHelpOptions = true,
@@ -36,6 +42,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer> {
     private static final String TABLE = "ts_bench_counter";
     private static final String CLASS_NAME = "BenchCounter";
+    private static final String LOCK_POLICY = "bench-locks";
 
     @Mixin
     BenchDatabase database;
@@ -55,7 +62,11 @@ final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer
     @Override
     public Integer call() throws Exception {
         createTable();
-        try (ContentEngine opened = ContentEngine.open(database.engineConfig(threads + 2))) {
+        EngineConfig config = EngineConfig.from(database.engineConfig(threads + 2))
+                .retryPolicy(LOCK_POLICY, RetryPolicyConfig.builder().maxAttempts(1_000_000)
+                        .waitDuration(Duration.ofMillis(1)).enableRandomizedWait(true).randomizedWaitFactor(0.5).build())
+                .build();
+        try (ContentEngine opened = ContentEngine.open(config)) {
             engine = opened;
             engine.session("bench").objectStore().defineClass(CLASS_NAME, c -> c.int64("N"));
             System.out.printf(Locale.ROOT, "objects benchmark on %s: %d increments per scenario, median of %d rounds, contended with %d threads%n%n",
@@ -64,12 +75,14 @@ final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer
                     () -> jdbcScenario("JDBC floor: UPDATE n = n + 1; COMMIT", 1, false, "1", this::floor),
                     () -> engineScenario("Turnstile: save with remembered USN", 1, false, false),
                     () -> engineScenario("Turnstile: fetch, then save", 1, false, true),
+                    () -> lockScenario("Turnstile: cooperative lock, then update + unlock", 1, false),
                     () -> jdbcScenario("naive: SELECT … FOR UPDATE; UPDATE; COMMIT", 1, false, "2", this::pessimistic),
                     () -> jdbcScenario("naive: SELECT; UPDATE (unguarded)", 1, false, "2", this::unguarded));
             print("Uncontended (1 thread, own row)", rounds(uncontended));
             List<ScenarioRun> contended = List.of(
                     () -> jdbcScenario("JDBC floor: UPDATE n = n + 1; COMMIT", threads, true, "1", this::floor),
                     () -> engineScenario("Turnstile: save, refresh on E_OBJECT_MODIFIED", threads, true, false),
+                    () -> lockScenario("Turnstile: cooperative lock (retry policy), then update + unlock", threads, true),
                     () -> jdbcScenario("naive: SELECT … FOR UPDATE; UPDATE; COMMIT", threads, true, "2", this::pessimistic),
                     () -> jdbcScenario("naive: SELECT; UPDATE (unguarded)", threads, true, "2", this::unguarded));
             print("Contended (" + threads + " threads, one row)", rounds(contended));
@@ -253,6 +266,42 @@ final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer
         // Counted from the first warm-up increment, so divide by every increment made.
         String statements = String.format(Locale.ROOT, "%.2f", (double) used.statements() / expected);
         return new Scenario.Result(name, threadCount, (long) threadCount * perThread, timing[0], timing[1],
+                expected - actual, statements);
+    }
+
+    /** Each increment is {@link Locking#withLock}: lock (retrying by the policy), then update + unlock. */
+    private Scenario.Result lockScenario(String name, int threadCount, boolean shareObject) throws Exception {
+        ObjectStore os = engine.session("bench").objectStore();
+        UUID shared = newObject(os);
+        int perThread = ops / threadCount;
+        int warmup = Math.max(10, perThread / 10);
+        List<UUID> ids = new ArrayList<>();
+        RetryPolicy policy = engine.retryPolicies().get(LOCK_POLICY);
+        long attemptsBefore = policy.metrics().attempts();
+        EngineStatistics before = engine.statistics();
+        long[] timing = Scenario.run(threadCount, perThread, warmup, thread -> {
+            UUID id = shareObject ? shared : newObject(os);
+            synchronized (ids) {
+                if (!ids.contains(id)) {
+                    ids.add(id);
+                }
+            }
+            String user = "locker" + thread;
+            CustomObject o = engine.session(user).objectStore().getCustomObject(CLASS_NAME, id);
+            return () -> Locking.withLock(o, 30, user, policy, locked -> {
+                locked.getProperties().putValue("N", locked.getProperties().getInt64Value("N") + 1);
+                return null;
+            });
+        });
+        long expected = (long) threadCount * (perThread + warmup);
+        long conflicts = policy.metrics().attempts() - attemptsBefore - expected;
+        EngineStatistics used = engine.statistics().since(before);
+        long actual = 0;
+        for (UUID id : ids) {
+            actual += os.fetchCustomObject(CLASS_NAME, id, PropertyFilter.ALL).getProperties().getInt64Value("N");
+        }
+        String statements = String.format(Locale.ROOT, "%.2f", (double) used.statements() / expected);
+        return new Scenario.Result(name, threadCount, (long) threadCount * perThread, timing[0], conflicts,
                 expected - actual, statements);
     }
 
