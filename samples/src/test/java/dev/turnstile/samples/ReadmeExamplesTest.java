@@ -1,17 +1,22 @@
 package dev.turnstile.samples;
 
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Document;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.Locking;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.RetryPolicyConfig;
 import dev.turnstile.api.UpdatingBatch;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.time.Duration;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -72,6 +77,33 @@ class ReadmeExamplesTest {
             batch.updateBatch();                                  // one transaction: both or neither
             // endregion
             assertThat(batch.hasPendingExecute()).isFalse();
+        }
+    }
+
+    @Test
+    void cooperativeLock() {
+        EngineConfig withPolicy = EngineConfig.from(config)
+                .retryPolicy("locks", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMillis(10)).build())
+                .build();
+        try (ContentEngine engine = ContentEngine.open(withPolicy)) {
+            ObjectStore setup = engine.session("alice").objectStore();
+            setup.defineClass("Counter", c -> c.int64("Next"));
+            var created = setup.createCustomObject("Counter");
+            created.getProperties().putValue("Next", 1L);
+            created.save(RefreshMode.REFRESH);
+            java.util.UUID counterId = created.getId();
+            // region cooperative-lock
+            ObjectStore os = engine.session("workflow-7").objectStore();
+            RetryPolicy policy = engine.retryPolicies().get("locks");    // configured in turnstile.yaml
+            CustomObject counter = os.getCustomObject("Counter", counterId);
+            long number = Locking.withLock(counter, 15, "invoice numbering", policy, locked -> {
+                long next = locked.getProperties().getInt64Value("Next");   // read under the lock
+                locked.getProperties().putValue("Next", next + 1);
+                return next;
+            });   // round trip 1: lock + fetch; round trip 2: update + unlock
+            // endregion
+            assertThat(number).isEqualTo(1L);
+            assertThat(counter.isLocked()).isFalse();
         }
     }
 

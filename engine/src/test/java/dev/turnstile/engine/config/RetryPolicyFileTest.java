@@ -147,4 +147,16 @@ class RetryPolicyFileTest {
         assertThat(RetryPolicyConfig.ofDefaults().effectiveRetryCodes())
                 .isEqualTo(Set.of(ExceptionCode.E_OBJECT_MODIFIED, ExceptionCode.E_OBJECT_LOCKED));
     }
+
+    @Test
+    void referencePolicyFileIsValid_andMeansWhatItsCommentsSay() {
+        Map<String, RetryPolicyConfig> policies = EngineConfigFile.readPolicyFile(Path.of("..", "docs", "retry-policies-reference.yaml"));
+        assertThat(policies.keySet()).containsExactlyInAnyOrder("locks", "quick", "default");
+        RetryPolicyConfig locks = policies.get("locks");
+        assertThat(locks.maxAttempts()).isEqualTo(50);
+        assertThat(locks.maxTotalWait()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(locks.waitDuration()).isEqualTo(Duration.ofMillis(50));
+        assertThat(locks.exponentialMaxWaitDuration()).isEqualTo(Duration.ofSeconds(2));
+        assertThat(policies.get("quick")).isEqualTo(policies.get("default"));
+    }
 }

@@ -35,6 +35,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
+import static dev.turnstile.engine.Failures.failure;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -83,15 +84,6 @@ public abstract class AbstractLockContractTest {
 
     private CustomObject fetch(ObjectStore os, UUID id) {
         return os.fetchCustomObject(cls, id, PropertyFilter.ALL);
-    }
-
-    private static EngineRuntimeException failure(Runnable action) {
-        try {
-            action.run();
-        } catch (EngineRuntimeException e) {
-            return e;
-        }
-        throw new AssertionError("expected an EngineRuntimeException");
     }
 
     @Test

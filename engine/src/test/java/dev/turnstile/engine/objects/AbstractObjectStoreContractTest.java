@@ -33,8 +33,8 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.function.Supplier;
 
+import static dev.turnstile.engine.Failures.failure;
 import static org.assertj.core.api.Assertions.assertThat;
-import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The object store contract, run against every database by a small subclass that only supplies
@@ -84,15 +84,6 @@ public abstract class AbstractObjectStoreContractTest {
 
     private CustomObject fetch(ObjectStore os, UUID id) {
         return os.fetchCustomObject(counterClass, id, PropertyFilter.ALL);
-    }
-
-    private static EngineRuntimeException failure(Runnable action) {
-        try {
-            action.run();
-        } catch (EngineRuntimeException e) {
-            return e;
-        }
-        throw new AssertionError("expected an EngineRuntimeException");
     }
 
     // --- first writer wins ---
