@@ -159,7 +159,7 @@ final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer
                 }
 
                 @Override
-                public void close() throws SQLException {
+                public void release() throws SQLException {
                     c.close();
                 }
             };

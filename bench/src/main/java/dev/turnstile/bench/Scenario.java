@@ -13,11 +13,11 @@ import java.util.concurrent.atomic.AtomicLong;
 /** Runs one benchmark scenario on N threads behind a start gate and reports time per operation. */
 final class Scenario {
     /** One thread's work: {@link #increment()} does one successful increment, however many tries it takes. */
-    interface Worker extends AutoCloseable {
+    interface Worker {
         void increment() throws Exception;
 
-        @Override
-        default void close() throws Exception {
+        /** Releases what {@link WorkerFactory#create} opened (a connection). */
+        default void release() throws Exception {
         }
     }
 
@@ -59,7 +59,7 @@ final class Scenario {
             runAll(pool, workers, opsPerThread);
             long nanos = System.nanoTime() - start;
             for (Worker w : workers) {
-                w.close();
+                w.release();
             }
             return new long[] {nanos, CONFLICTS.get()};
         } finally {

@@ -93,13 +93,17 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     /** SIGKILL: the child gets no chance to commit, roll back or close anything. */
-    public void kill() throws InterruptedException {
+    public void kill() {
         process.destroyForcibly();
-        process.waitFor(30, TimeUnit.SECONDS);
+        try {
+            process.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
     }
 
     @Override
-    public void close() throws InterruptedException {
+    public void close() {
         if (process.isAlive()) {
             kill();
         }

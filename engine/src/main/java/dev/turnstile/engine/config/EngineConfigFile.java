@@ -13,7 +13,6 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -143,8 +142,8 @@ public final class EngineConfigFile {
     }
 
     private static void checkKeys(String source, String prefix, JsonNode node, Set<String> allowed) {
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-            String key = it.next().getKey();
+        for (Map.Entry<String, JsonNode> entry : node.properties()) {
+            String key = entry.getKey();
             if (!allowed.contains(key)) {
                 throw EngineRuntimeException.configInvalid(source, prefix + key, node.get(key).asText(),
                         "unknown key; known keys here are " + allowed.stream().sorted().toList());

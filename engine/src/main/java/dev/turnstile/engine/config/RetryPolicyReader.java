@@ -11,7 +11,6 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
 import java.util.HashSet;
-import java.util.Iterator;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -55,7 +54,7 @@ final class RetryPolicyReader {
         if (!entries.isObject()) {
             throw invalid(section, entries.toString(), "must be a mapping of policy names");
         }
-        entries.fields().forEachRemaining(e -> {
+        entries.properties().forEach(e -> {
             String path = section + "." + e.getKey();
             if (!e.getKey().matches("[A-Za-z0-9_.-]{1,64}")) {
                 throw invalid(path, e.getKey(), "a policy name is 1 to 64 letters, digits, '.', '_' or '-'");
@@ -63,8 +62,8 @@ final class RetryPolicyReader {
             if (!e.getValue().isObject()) {
                 throw invalid(path, e.getValue().toString(), "must be a mapping of keys");
             }
-            for (Iterator<String> keys = e.getValue().fieldNames(); keys.hasNext(); ) {
-                String key = keys.next();
+            for (Map.Entry<String, JsonNode> field : e.getValue().properties()) {
+                String key = field.getKey();
                 if (!KEYS.contains(key)) {
                     throw invalid(path + "." + key, e.getValue().get(key).asText(),
                             "unknown key; known keys are " + KEYS.stream().sorted().toList());
@@ -125,8 +124,7 @@ final class RetryPolicyReader {
 
     private RetryPolicyConfig apply(String path, JsonNode node, RetryPolicyConfig base) {
         RetryPolicyConfig.Builder b = RetryPolicyConfig.from(base);
-        for (Iterator<Map.Entry<String, JsonNode>> it = node.fields(); it.hasNext(); ) {
-            Map.Entry<String, JsonNode> e = it.next();
+        for (Map.Entry<String, JsonNode> e : node.properties()) {
             String key = path + "." + e.getKey();
             JsonNode v = e.getValue();
             switch (e.getKey()) {

@@ -53,8 +53,7 @@ public final class Database implements AutoCloseable {
                     .schemaToolingAction(Action.UPDATE)
                     .property(AvailableSettings.JAKARTA_NON_JTA_DATASOURCE, dataSource)
                     .property(AvailableSettings.JDBC_TIME_ZONE, "UTC")
-                    .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, false)
-                    .property(AvailableSettings.LOG_SESSION_METRICS, false);
+                    .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, false);
             this.sessionFactory = hibernate.createEntityManagerFactory();
             SchemaInstaller.awaitValidSchema(sessionFactory, config.jdbcUrl());
             this.clock = config.clock() != null ? config.clock() : new DatabaseClock(dataSource, productName);

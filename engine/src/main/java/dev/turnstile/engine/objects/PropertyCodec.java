@@ -60,7 +60,7 @@ final class PropertyCodec {
     static Map<String, Object> decodeValues(String json, ClassDefinition definition, List<String> unknown) {
         Map<String, Object> values = new LinkedHashMap<>();
         JsonNode node = read(json);
-        node.fields().forEachRemaining(entry -> {
+        node.properties().forEach(entry -> {
             PropertyDefinition def = definition.getPropertyDefinitionsByName().get(entry.getKey());
             if (def == null) {
                 unknown.add(entry.getKey());
