@@ -4,7 +4,6 @@ import dev.turnstile.api.ChangeContext;
 import dev.turnstile.api.ChangePreprocessor;
 import dev.turnstile.api.EngineRuntimeException;
 
-import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -33,7 +32,7 @@ final class ChangePreprocessors {
      * change. A failure rolls the transaction back: engine exceptions pass as they are, others
      * become {@code E_PREPROCESSOR_FAILED}.
      */
-    void run(DefaultClassDefinition definition, ChangeContext.Action action, UUID id, String user, Instant now,
+    void run(DefaultClassDefinition definition, ChangeContext.Action action, UUID id, ObjectTransaction tx,
              Map<String, Object> values, Map<String, Object> originals) {
         if (byClass.isEmpty()) {
             return;
@@ -42,7 +41,7 @@ final class ChangePreprocessors {
         for (String className : definition.lineage()) {
             for (ChangePreprocessor preprocessor : byClass.getOrDefault(className, List.of())) {
                 if (context == null) {
-                    context = new DefaultChangeContext(action, definition.getName(), id, user, now, values, originals);
+                    context = new DefaultChangeContext(action, definition.getName(), id, tx, values, originals);
                 }
                 try {
                     preprocessor.preprocessObjectChange(context);

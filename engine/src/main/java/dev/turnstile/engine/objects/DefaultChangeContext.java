@@ -15,18 +15,16 @@ final class DefaultChangeContext implements ChangeContext {
     private final Action action;
     private final String className;
     private final UUID id;
-    private final String user;
-    private final Instant now;
+    private final ObjectTransaction transaction;
     private final Map<String, Object> originals;
     private final Properties properties;
 
-    DefaultChangeContext(Action action, String className, UUID id, String user, Instant now,
+    DefaultChangeContext(Action action, String className, UUID id, ObjectTransaction transaction,
                          Map<String, Object> values, Map<String, Object> originals) {
         this.action = action;
         this.className = className;
         this.id = id;
-        this.user = user;
-        this.now = now;
+        this.transaction = transaction;
         this.originals = originals;
         this.properties = new AbstractProperties() {
             @Override
@@ -86,12 +84,16 @@ final class DefaultChangeContext implements ChangeContext {
 
     @Override
     public String user() {
-        return user;
+        return transaction.user();
     }
 
     @Override
     public Instant now() {
-        return now;
+        return transaction.now();
+    }
+
+    ObjectTransaction transaction() {
+        return transaction;
     }
 
     @Override

@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
@@ -68,9 +70,10 @@ final class ObjectPersistence {
         Instant now = database.now();
         Supplier<String> what = () -> ordered.size() == 1 ? "saving " + ordered.get(0) : "saving a batch of " + ordered.size();
         List<ObjectState> states = database.inTransaction(what, session -> {
+            Transaction tx = new Transaction(session, actor, now);
             List<ObjectState> written = new ArrayList<>();
             for (DefaultIndependentObject o : ordered) {
-                written.add(write(session, o, actor, now));
+                written.add(write(tx, o));
             }
             return written;
         });
@@ -79,18 +82,69 @@ final class ObjectPersistence {
         }
     }
 
-    private ObjectState write(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now) {
-        if (o.isPendingDelete()) {
-            return delete(session, o, actor, now);
-        }
-        return o.isNew() ? insert(session, o, actor, now) : update(session, o, actor, now);
+    /**
+     * Runs engine work (a capability's own reads and writes) in one transaction, as {@code actor},
+     * with the same locked-update primitive saves use.
+     */
+    <T> T inTransaction(Supplier<String> what, LockRules.Actor actor, Function<ObjectTransaction, T> work) {
+        return database.inTransaction(what, session -> work.apply(new Transaction(session, actor, database.now())));
     }
 
-    private ObjectState insert(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now) {
+    private ObjectState write(Transaction tx, DefaultIndependentObject o) {
+        if (o.isPendingDelete()) {
+            return delete(tx.session, o, tx.actor, tx.now, tx);
+        }
+        if (o.isNew()) {
+            return insert(tx.session, o, tx.actor, tx.now, tx);
+        }
+        ObjectState current = knownOrLockedRead(tx.session, o);
+        return writeUpdate(tx, current, o.getClassName(), o.getId(), values -> values.putAll(o.pendingValues()),
+                o.pendingLock());
+    }
+
+    /** One transaction's context: the session, who works, and the time stamped on every row. */
+    private final class Transaction implements ObjectTransaction {
+        private final StatelessSession session;
+        private final LockRules.Actor actor;
+        private final Instant now;
+
+        Transaction(StatelessSession session, LockRules.Actor actor, Instant now) {
+            this.session = session;
+            this.actor = actor;
+            this.now = now;
+        }
+
+        @Override
+        public StatelessSession session() {
+            return session;
+        }
+
+        @Override
+        public String user() {
+            return actor.user();
+        }
+
+        @Override
+        public Instant now() {
+            return now;
+        }
+
+        @Override
+        public Map<String, Object> updateLocked(String className, UUID id, Consumer<Map<String, Object>> change) {
+            ObjectRecord record = session.get(ObjectRecord.class, id, LockMode.PESSIMISTIC_WRITE);
+            if (record == null || !classes.get(session, record.className).isSubclassOf(className)) {
+                throw EngineRuntimeException.objectNotFound(className, id);
+            }
+            return writeUpdate(this, toState(session, record), record.className, id, change, LockRules.Pending.NONE).values();
+        }
+    }
+
+    private ObjectState insert(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now,
+                               ObjectTransaction tx) {
         String user = actor.user();
         DefaultClassDefinition definition = classes.get(session, o.getClassName());
         Map<String, Object> values = new LinkedHashMap<>(o.pendingValues());
-        preprocessors.run(definition, Action.CREATE, o.getId(), user, now, values, Map.of());
+        preprocessors.run(definition, Action.CREATE, o.getId(), tx, values, Map.of());
         Map<String, Object> valid = validate(session, definition, o.getId(), values);
         LockState lock = LockRules.next(o.getClassName(), o.getId(), definition.isLockEnforced(), LockState.NONE, null,
                 o.pendingLock(), actor, now);
@@ -111,17 +165,21 @@ final class ObjectPersistence {
         return new ObjectState(record.id, record.className, 0, user, now, user, now, valid, lock);
     }
 
-    private ObjectState update(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now) {
-        String user = actor.user();
-        ObjectState current = knownOrLockedRead(session, o);
+    /**
+     * Writes {@code current} changed by {@code change} and the pending lock action: lock rules,
+     * preprocessors and validation first, then one {@code UPDATE … WHERE id = ? AND usn = ?}.
+     */
+    private ObjectState writeUpdate(Transaction tx, ObjectState current, String className, UUID id,
+                                    Consumer<Map<String, Object>> change, LockRules.Pending pendingLock) {
+        StatelessSession session = tx.session;
         Map<String, Object> base = current.values();
-        DefaultClassDefinition definition = classes.get(session, o.getClassName());
-        LockState lock = LockRules.next(o.getClassName(), o.getId(), definition.isLockEnforced(), current.lock(),
-                current.dateLastModified(), o.pendingLock(), actor, now);
+        DefaultClassDefinition definition = classes.get(session, className);
+        LockState lock = LockRules.next(className, id, definition.isLockEnforced(), current.lock(),
+                current.dateLastModified(), pendingLock, tx.actor, tx.now);
         Map<String, Object> values = new LinkedHashMap<>(base);
-        values.putAll(o.pendingValues());
-        preprocessors.run(definition, Action.UPDATE, o.getId(), user, now, values, base);
-        Map<String, Object> valid = validate(session, definition, o.getId(), values);
+        change.accept(values);
+        preprocessors.run(definition, Action.UPDATE, id, tx, values, base);
+        Map<String, Object> valid = validate(session, definition, id, values);
         // Native SQL: Hibernate re-translates an HQL update on every execution, which cost more
         // than the statement itself on H2 (docs/BENCHMARKS.md); this one is portable as written.
         int rows = session.createNativeMutationQuery("UPDATE ts_object SET usn = :newUsn, prop_values = :values,"
@@ -129,21 +187,21 @@ final class ObjectPersistence {
                         + " lock_owner = :owner, lock_token = :token, lock_timeout = :timeout"
                         + " WHERE id = :id AND usn = :usn")
                 .setParameter("newUsn", current.usn() + 1)
-                .setParameter("values", encode(definition, o.getId(), valid))
-                .setParameter("user", user)
-                .setParameter("now", now)
+                .setParameter("values", encode(definition, id, valid))
+                .setParameter("user", tx.user())
+                .setParameter("now", tx.now)
                 .setParameter("holder", lock.holder(), String.class)
                 .setParameter("owner", lock.owner(), String.class)
                 .setParameter("token", lock.token(), UUID.class)
                 .setParameter("timeout", lock.timeoutSeconds(), Integer.class)
-                .setParameter("id", o.getId())
+                .setParameter("id", id)
                 .setParameter("usn", current.usn())
                 .executeUpdate();
         if (rows == 0) {
-            throw lostRace(session, o, current.usn());
+            throw lostRace(session, className, id, current.usn());
         }
-        return new ObjectState(o.getId(), o.getClassName(), current.usn() + 1, current.creator(), current.dateCreated(),
-                user, now, valid, lock);
+        return new ObjectState(id, className, current.usn() + 1, current.creator(), current.dateCreated(),
+                tx.user(), tx.now, valid, lock);
     }
 
     /**
@@ -159,21 +217,21 @@ final class ObjectPersistence {
         return lockedRead(session, o);
     }
 
-    private ObjectState delete(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now) {
+    private ObjectState delete(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now,
+                               ObjectTransaction tx) {
         // A fetchless or USN-less delete reads the row first: that checks the class, so a
         // reference of the wrong class cannot delete another object.
         ObjectState current = knownOrLockedRead(session, o);
         DefaultClassDefinition definition = classes.get(session, o.getClassName());
         LockRules.checkDelete(o.getClassName(), o.getId(), definition.isLockEnforced(), current.lock(),
                 current.dateLastModified(), actor, now);
-        preprocessors.run(definition, Action.DELETE, o.getId(), actor.user(), now, new LinkedHashMap<>(current.values()),
-                current.values());
+        preprocessors.run(definition, Action.DELETE, o.getId(), tx, new LinkedHashMap<>(current.values()), current.values());
         int rows = session.createMutationQuery("delete from ObjectRecord o where o.id = :id and o.usn = :usn")
                 .setParameter("id", o.getId())
                 .setParameter("usn", current.usn())
                 .executeUpdate();
         if (rows == 0) {
-            throw lostRace(session, o, current.usn());
+            throw lostRace(session, o.getClassName(), o.getId(), current.usn());
         }
         return null;
     }
@@ -216,13 +274,13 @@ final class ObjectPersistence {
     }
 
     /** Why a guarded statement touched no row: the object is gone, or its USN moved on. */
-    private static EngineRuntimeException lostRace(StatelessSession session, DefaultIndependentObject o, int usn) {
+    private static EngineRuntimeException lostRace(StatelessSession session, String className, UUID id, int usn) {
         Integer stored = session.createSelectionQuery("select o.usn from ObjectRecord o where o.id = :id", Integer.class)
-                .setParameter("id", o.getId())
+                .setParameter("id", id)
                 .uniqueResult();
         return stored == null
-                ? EngineRuntimeException.objectNotFound(o.getClassName(), o.getId())
-                : EngineRuntimeException.objectModified(o.getClassName(), o.getId(), usn, stored);
+                ? EngineRuntimeException.objectNotFound(className, id)
+                : EngineRuntimeException.objectModified(className, id, usn, stored);
     }
 
     private ObjectState toState(StatelessSession session, ObjectRecord record) {

@@ -5,6 +5,8 @@ import dev.turnstile.engine.db.Database;
 
 import java.util.List;
 import java.util.Set;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * What every session's object store shares in one engine: the class cache, the preprocessors and
@@ -25,6 +27,11 @@ public final class ObjectStoreServices {
         this.lockBreakerRole = lockBreakerRole;
         this.classes = new ClassRegistry(database);
         this.persistence = new ObjectPersistence(database, classes, preprocessors);
+    }
+
+    /** Engine work in one transaction as {@code user}, with {@link ObjectTransaction#updateLocked}. */
+    public <T> T inTransaction(Supplier<String> what, String user, Function<ObjectTransaction, T> work) {
+        return persistence.inTransaction(what, new LockRules.Actor(user, false), work);
     }
 
     /** The object store of a session: its user, who may break others' locks with the lock-breaking role. */

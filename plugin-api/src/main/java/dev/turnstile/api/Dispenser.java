@@ -1,0 +1,53 @@
+package dev.turnstile.api;
+
+import java.util.List;
+
+/**
+ * Hands out unique, gap-free, increasing numbers to every thread of every process sharing the
+ * database. The counter is an object like any other (class {@value #CLASS_NAME}), saved with the
+ * USN check; the strategy only decides how the increment reaches the database.
+ */
+public interface Dispenser {
+    /** The class of dispenser objects. */
+    String CLASS_NAME = "Dispenser";
+
+    String name();
+
+    DispenserConfig config();
+
+    /** The next number. */
+    long next();
+
+    /** {@code count} contiguous numbers; 1 ≤ count ≤ {@link DispenserConfig#maxBlock()}. */
+    NumberBlock next(int count);
+
+    /** The next number, formatted by the dispenser's pattern (the plain number without one). */
+    String nextFormatted();
+
+    /** Formats a number of the current period by the pattern. */
+    String format(long number);
+
+    /** The last number issued in the current period (start − 1 if none yet). One SELECT. */
+    long current();
+
+    /** Admin: the next number issued will be {@code next}; numbers skipped forward are voided in the register. */
+    void setStart(long next);
+
+    /** Admin: restarts the series at its start value. */
+    void reset();
+
+    /**
+     * Numbers every new object of {@code className} in its {@code propertyName} (an Int64 or String
+     * property) inside the transaction that creates it: a creation that rolls back consumes no number.
+     */
+    void numberOnCreate(String className, String propertyName);
+
+    /** The register of the current period, in number order (empty when the register is off). */
+    List<IssuedNumber> register();
+
+    /** Admin: marks an issued number void, with a reason; it stays in the register. */
+    void voidNumber(long number, String reason);
+
+    /** Every number of the current period from start to {@link #current()}, accounted for. */
+    RegisterReport report();
+}
