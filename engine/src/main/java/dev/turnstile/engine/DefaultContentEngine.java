@@ -7,6 +7,7 @@ import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.RetryPolicies;
 import dev.turnstile.api.Session;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.dispenser.DispenserServices;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
 
@@ -22,14 +23,23 @@ final class DefaultContentEngine implements ContentEngine {
     private final Database database;
     private final ObjectStoreServices objects;
     private final RetryPolicies retryPolicies;
+    private final DispenserServices dispensers;
 
     DefaultContentEngine(EngineConfig config) {
         this.config = config;
         // Policies first: a bad policy fails the open before any connection is made.
         this.retryPolicies = new DefaultRetryPolicies(config.retryPolicies(), config.source());
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
+        entities.addAll(DispenserServices.ENTITIES);
         this.database = new Database(config, entities);
-        this.objects = new ObjectStoreServices(database, config.lockBreakerRole());
+        try {
+            this.objects = new ObjectStoreServices(database, config.lockBreakerRole());
+            this.dispensers = new DispenserServices(objects, database, retryPolicies, config.dispensers(),
+                    config.dispenserAdminRole());
+        } catch (RuntimeException e) {
+            database.close();
+            throw e;
+        }
     }
 
     @Override
@@ -39,7 +49,7 @@ final class DefaultContentEngine implements ContentEngine {
                     "must be a non-blank name of at most " + MAX_USER_LENGTH + " characters");
         }
         Set<String> copy = Set.copyOf(roles);
-        return new DefaultSession(this, user, copy, objects.objectStore(user, copy));
+        return new DefaultSession(this, user, copy, objects.objectStore(user, copy), dispensers.dispensers(user, copy));
     }
 
     @Override

@@ -1,10 +1,12 @@
 package dev.turnstile.engine;
 
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.Dispensers;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.Session;
 
 import java.util.Set;
 
-record DefaultSession(ContentEngine engine, String user, Set<String> roles, ObjectStore objectStore) implements Session {
+record DefaultSession(ContentEngine engine, String user, Set<String> roles, ObjectStore objectStore,
+                      Dispensers dispensers) implements Session {
 }

@@ -44,6 +44,14 @@ public interface ContentEngine extends AutoCloseable {
     /** A session whose user has these roles (for example {@link EngineConfig#lockBreakerRole()}). */
     Session session(String user, Set<String> roles);
 
+    /** The user the engine itself acts as, for example in {@link #dispensers()}. */
+    String SYSTEM_USER = "turnstile";
+
+    /** The dispensers, taking numbers as {@link #SYSTEM_USER}; use a session's to record its user. */
+    default Dispensers dispensers() {
+        return session(SYSTEM_USER).dispensers();
+    }
+
     /** The named retry policies of the configuration, and {@value RetryPolicies#DEFAULT}. */
     RetryPolicies retryPolicies();
 

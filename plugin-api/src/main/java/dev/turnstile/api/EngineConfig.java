@@ -21,6 +21,7 @@ public final class EngineConfig {
     public static final int DEFAULT_MAX_POOL_SIZE = 10;
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
     public static final String DEFAULT_LOCK_BREAKER_ROLE = "lock-breaker";
+    public static final String DEFAULT_DISPENSER_ADMIN_ROLE = "dispenser-admin";
 
     private final String jdbcUrl;
     private final String username;
@@ -30,6 +31,8 @@ public final class EngineConfig {
     private final Clock clock;
     private final String lockBreakerRole;
     private final Map<String, RetryPolicyConfig> retryPolicies;
+    private final String dispenserAdminRole;
+    private final Map<String, DispenserConfig> dispensers;
     private final String source;
 
     private EngineConfig(Builder b) {
@@ -41,6 +44,8 @@ public final class EngineConfig {
         this.clock = b.clock;
         this.lockBreakerRole = b.lockBreakerRole;
         this.retryPolicies = Collections.unmodifiableMap(new LinkedHashMap<>(b.retryPolicies));
+        this.dispenserAdminRole = b.dispenserAdminRole;
+        this.dispensers = Collections.unmodifiableMap(new LinkedHashMap<>(b.dispensers));
         this.source = b.source;
     }
 
@@ -58,7 +63,7 @@ public final class EngineConfig {
                 .jdbcUrl(base.jdbcUrl).username(base.username).password(base.password)
                 .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout)
                 .clock(base.clock).lockBreakerRole(base.lockBreakerRole).retryPolicies(base.retryPolicies)
-                .source(base.source);
+                .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers).source(base.source);
     }
 
     public String jdbcUrl() {
@@ -96,6 +101,16 @@ public final class EngineConfig {
         return retryPolicies;
     }
 
+    /** The role that may create, restart and void numbers of dispensers. */
+    public String dispenserAdminRole() {
+        return dispenserAdminRole;
+    }
+
+    /** Dispensers the engine creates at open if they do not exist yet, by name. */
+    public Map<String, DispenserConfig> dispensers() {
+        return dispensers;
+    }
+
     /** Where the configuration came from (a file path, or "builder"), for error messages. */
     public String source() {
         return source;
@@ -106,7 +121,8 @@ public final class EngineConfig {
         return "EngineConfig{jdbcUrl=" + jdbcUrl + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
                 + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout
                 + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole
-                + ", retryPolicies=" + retryPolicies + ", source=" + source + "}";
+                + ", retryPolicies=" + retryPolicies + ", dispenserAdminRole=" + dispenserAdminRole
+                + ", dispensers=" + dispensers + ", source=" + source + "}";
     }
 
     public static final class Builder {
@@ -118,9 +134,34 @@ public final class EngineConfig {
         private Clock clock;
         private String lockBreakerRole = DEFAULT_LOCK_BREAKER_ROLE;
         private final Map<String, RetryPolicyConfig> retryPolicies = new LinkedHashMap<>();
+        private String dispenserAdminRole = DEFAULT_DISPENSER_ADMIN_ROLE;
+        private final Map<String, DispenserConfig> dispensers = new LinkedHashMap<>();
         private String source = "builder";
 
         private Builder() {
+        }
+
+        public Builder dispenserAdminRole(String role) {
+            if (role == null || role.isBlank()) {
+                throw EngineRuntimeException.configInvalid(source, "dispensers.adminRole", role, "must be a role name");
+            }
+            this.dispenserAdminRole = role;
+            return this;
+        }
+
+        public Builder dispenser(String name, DispenserConfig config) {
+            if (name == null || !name.matches("[A-Za-z0-9_.-]{1,64}")) {
+                throw EngineRuntimeException.configInvalid(source, "dispensers.series", name,
+                        "a dispenser name is 1 to 64 letters, digits, '.', '_' or '-'");
+            }
+            dispensers.put(name, Objects.requireNonNull(config, "config"));
+            return this;
+        }
+
+        public Builder dispensers(Map<String, DispenserConfig> all) {
+            dispensers.clear();
+            all.forEach(this::dispenser);
+            return this;
         }
 
         public Builder lockBreakerRole(String role) {

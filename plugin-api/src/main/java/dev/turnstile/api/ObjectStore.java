@@ -19,6 +19,11 @@ public interface ObjectStore {
 
     CustomObject createCustomObject(String className);
 
+    /** A new object with the id the caller chose (a second object with that id fails at save). */
+    IndependentObject createObject(String className, java.util.UUID id);
+
+    CustomObject createCustomObject(String className, java.util.UUID id);
+
     Document createDocument(String className);
 
     Folder createFolder(String className);

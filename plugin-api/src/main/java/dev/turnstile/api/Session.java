@@ -13,5 +13,8 @@ public interface Session {
 
     ObjectStore objectStore();
 
+    /** The dispensers, taking numbers as this session's user. */
+    Dispensers dispensers();
+
     ContentEngine engine();
 }

@@ -25,7 +25,8 @@ import java.util.Set;
 public final class EngineConfigFile {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final ObjectMapper PROPERTIES = new JavaPropsMapper();
-    private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry");
+    private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers");
+    private static final Set<String> DISPENSERS = Set.of("adminRole", "series");
     private static final Set<String> LOCKS = Set.of("breakerRole");
     private static final Set<String> RETRY = Set.of("configs", "instances", "policyFile");
     private static final Set<String> DATABASE = Set.of("url", "username", "password", "maxPoolSize", "connectionTimeout");
@@ -79,6 +80,15 @@ public final class EngineConfigFile {
             if (locks.has("breakerRole")) {
                 builder.lockBreakerRole(text(source, "locks.breakerRole", locks.get("breakerRole")));
             }
+        }
+        JsonNode dispensers = root.get("dispensers");
+        if (dispensers != null) {
+            requireObject(source, "dispensers", dispensers);
+            checkKeys(source, "dispensers.", dispensers, DISPENSERS);
+            if (dispensers.has("adminRole")) {
+                builder.dispenserAdminRole(text(source, "dispensers.adminRole", dispensers.get("adminRole")));
+            }
+            builder.dispensers(DispenserConfigReader.read(source, dispensers.get("series")));
         }
         JsonNode retry = root.get("retry");
         if (retry != null) {

@@ -48,8 +48,20 @@ final class DefaultObjectStore implements ObjectStore {
 
     @Override
     public IndependentObject createObject(String className) {
+        return createObject(className, UUID.randomUUID());
+    }
+
+    @Override
+    public CustomObject createCustomObject(String className, UUID id) {
+        requireBase(className, ClassDefinition.CUSTOM_OBJECT);
+        return (CustomObject) createObject(className, id);
+    }
+
+    @Override
+    public IndependentObject createObject(String className, UUID id) {
+        Objects.requireNonNull(id, "id");
         DefaultClassDefinition definition = services.classes.get(className);
-        DefaultIndependentObject o = instantiate(definition, className, UUID.randomUUID());
+        DefaultIndependentObject o = instantiate(definition, className, id);
         Map<String, Object> defaults = new LinkedHashMap<>();
         for (PropertyDefinition p : definition.getPropertyDefinitions()) {
             if (p.defaultValue() != null) {

@@ -1,0 +1,51 @@
+package dev.turnstile.engine.dispenser;
+
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.Locking;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.RetryPolicy;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * The article's cooperative lock: lock with retry-and-sleep (one transaction that also reads the
+ * counter), then the increment and the unlock in one save. Two round trips per number.
+ */
+final class CooperativeLock implements Strategy {
+    private final ObjectStore os;
+    private final UUID id;
+    private final RetryPolicy policy;
+    private final int timeoutSeconds;
+    private final String owner;
+    private final Supplier<Instant> clock;
+
+    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner, Supplier<Instant> clock) {
+        this.os = os;
+        this.id = id;
+        this.policy = policy;
+        this.timeoutSeconds = timeoutSeconds;
+        this.owner = owner;
+        this.clock = clock;
+    }
+
+    @Override
+    public Series.Taken take(int count) {
+        // The outer call retries the rare failure of the final save (a writer using another
+        // strategy got in while we held the advisory lock); withLock has unlocked by then.
+        return policy.call(() -> {
+            CustomObject counter = os.getCustomObject(Dispenser.CLASS_NAME, id);
+            return Locking.withLock(counter, timeoutSeconds, owner, policy, locked -> {
+                Map<String, Object> values = locked.getProperties().toMap();
+                Series.Taken taken = Series.take(values, count, clock.get());
+                locked.getProperties().putValue(Series.COUNTER, values.get(Series.COUNTER));
+                locked.getProperties().putValue(Series.PERIOD, values.get(Series.PERIOD));
+                locked.getProperties().putValue(Series.ADMIN_ACTION, null);
+                return taken;
+            });
+        });
+    }
+}

@@ -1,0 +1,197 @@
+package dev.turnstile.engine.dispenser;
+
+import dev.turnstile.api.ChangeContext;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.IssuedNumber;
+import dev.turnstile.api.NumberBlock;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyDefinition;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.PropertyType;
+import dev.turnstile.api.RegisterReport;
+import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.engine.objects.ObjectTransaction;
+
+import java.time.Instant;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.util.List;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/** A dispenser as one user of one engine sees it, with this process's strategy. */
+final class DefaultDispenser implements Dispenser {
+    private final DispenserServices services;
+    private final String name;
+    private final String user;
+    private final boolean admin;
+    private final ObjectStore os;
+    private final DispenserConfig config;
+    private final DispenserFormat format;
+    private final UUID id;
+    private final Strategy strategy;
+
+    DefaultDispenser(DispenserServices services, String name, String user, boolean admin, ObjectStore os,
+                     DispenserConfig config) {
+        this.services = services;
+        this.name = name;
+        this.user = user;
+        this.admin = admin;
+        this.os = os;
+        this.config = config;
+        this.format = DispenserFormat.parse(name, config.format());
+        this.id = DispenserServices.idOf(name);
+        RetryPolicy policy = services.retryPolicies.get(config.retryPolicy());
+        Supplier<Instant> clock = services.database::now;
+        this.strategy = switch (config.strategy()) {
+            case COOPERATIVE_LOCK -> new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name, clock);
+            case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky(), clock);
+            case PESSIMISTIC -> new Pessimistic(services.objects, user, id, policy);
+            case COMBINING -> new Combining(os, id, policy, clock);
+        };
+    }
+
+    static void requireAdmin(boolean admin, String user, String operation, String dispenser, String role) {
+        if (!admin) {
+            throw EngineRuntimeException.of(ExceptionCode.E_ACCESS_DENIED, user + " may not " + operation
+                    + " dispenser " + dispenser + ": that needs the role " + role);
+        }
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DispenserConfig config() {
+        return config;
+    }
+
+    @Override
+    public long next() {
+        return strategy.take(1).block().first();
+    }
+
+    @Override
+    public NumberBlock next(int count) {
+        if (count < 1 || count > config.maxBlock()) {
+            throw EngineRuntimeException.badArgument("count for dispenser " + name, count,
+                    "must be from 1 to " + config.maxBlock());
+        }
+        return strategy.take(count).block();
+    }
+
+    @Override
+    public String nextFormatted() {
+        return format(next());
+    }
+
+    @Override
+    public String format(long number) {
+        return format.format(number, LocalDate.ofInstant(services.database.now(), ZoneOffset.UTC));
+    }
+
+    @Override
+    public long current() {
+        return Series.current(values(), services.database.now());
+    }
+
+    private Map<String, Object> values() {
+        return os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL).getProperties().toMap();
+    }
+
+    @Override
+    public void setStart(long next) {
+        requireAdmin(admin, user, "set the start of", name, services.adminRole);
+        if (next < 0) {
+            throw EngineRuntimeException.badArgument("next number of dispenser " + name, next, "must be zero or more");
+        }
+        restart(next, "setStart " + next);
+    }
+
+    @Override
+    public void reset() {
+        requireAdmin(admin, user, "reset", name, services.adminRole);
+        restart(config.start(), "reset");
+    }
+
+    /** Makes {@code next} the next number of the current period; the register refuses to issue a number twice. */
+    private void restart(long next, String action) {
+        services.objects.inTransaction(() -> action + " of dispenser " + name, user, tx -> tx.updateLocked(
+                Dispenser.CLASS_NAME, id, values -> {
+                    long current = Series.current(values, tx.now());
+                    if (config.register() && next <= current) {
+                        throw EngineRuntimeException.badArgument("next number of dispenser " + name, next,
+                                "numbers up to " + current + " are already in the register; a registered series never issues a number twice");
+                    }
+                    values.put(Series.COUNTER, next - 1);
+                    values.put(Series.PERIOD, Series.periodKey(config.reset(), tx.now()));
+                    values.put(Series.ADMIN_ACTION, action + " by " + user + " at " + tx.now());
+                }));
+    }
+
+    @Override
+    public void numberOnCreate(String className, String propertyName) {
+        PropertyDefinition target = os.getClassDefinition(className).getPropertyDefinition(propertyName)
+                .orElseThrow(() -> EngineRuntimeException.propertyNotDefined(className, propertyName));
+        if (target.type() != PropertyType.INT64 && target.type() != PropertyType.STRING) {
+            throw EngineRuntimeException.badValue(className, null, propertyName, target.type(),
+                    "a dispenser numbers Int64 or String properties");
+        }
+        os.addChangePreprocessor(className, change -> {
+            if (change.action() == ChangeContext.Action.CREATE) {
+                numberInTransaction(change, propertyName, target.type());
+            }
+        });
+    }
+
+    /** Takes the number in the transaction creating the object: both commit, or neither. */
+    private void numberInTransaction(ChangeContext change, String propertyName, PropertyType type) {
+        ObjectTransaction tx = ObjectTransaction.of(change).orElseThrow();
+        Series.Taken[] taken = new Series.Taken[1];
+        tx.updateLocked(Dispenser.CLASS_NAME, id, values -> taken[0] = Series.take(values, 1, tx.now()));
+        long number = taken[0].block().first();
+        change.properties().putValue(propertyName, type == PropertyType.INT64 ? (Object) number
+                : format.format(number, LocalDate.ofInstant(tx.now(), ZoneOffset.UTC)));
+        if (config.register()) {
+            Register.linkObject(tx.session(), name, taken[0].period(), number, change.objectId());
+        }
+    }
+
+    @Override
+    public List<IssuedNumber> register() {
+        String period = Series.periodKey(config.reset(), services.database.now());
+        return services.objects.inTransaction(() -> "reading the register of " + name, user,
+                tx -> Register.list(tx.session(), name, period));
+    }
+
+    @Override
+    public void voidNumber(long number, String reason) {
+        requireAdmin(admin, user, "void numbers of", name, services.adminRole);
+        String period = Series.periodKey(config.reset(), services.database.now());
+        services.objects.inTransaction(() -> "voiding " + number + " of " + name, user, tx -> {
+            Register.voidNumber(tx.session(), name, period, number, user, reason);
+            return null;
+        });
+    }
+
+    @Override
+    public RegisterReport report() {
+        Map<String, Object> values = values();
+        Instant now = services.database.now();
+        String period = Series.periodKey(config.reset(), now);
+        long last = Series.current(values, now);
+        return services.objects.inTransaction(() -> "reporting on " + name, user,
+                tx -> Register.report(tx.session(), name, period, config.start(), last));
+    }
+
+    @Override
+    public String toString() {
+        return "Dispenser[" + name + ", " + config + "]";
+    }
+}

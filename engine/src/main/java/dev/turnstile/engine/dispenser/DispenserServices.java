@@ -1,0 +1,163 @@
+package dev.turnstile.engine.dispenser;
+
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.Dispensers;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyDefinition;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.PropertyType;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.ResetPeriod;
+import dev.turnstile.api.RetryPolicies;
+import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.objects.ObjectStoreServices;
+
+import java.nio.charset.StandardCharsets;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+
+/**
+ * What every session's dispensers share in one engine: the dispenser class and its register
+ * preprocessor (set up once at open), the configured dispensers, and the dispenser instances by
+ * (name, user, settings) so that a strategy's remembered state and combining queue live as long as
+ * the engine.
+ */
+public final class DispenserServices {
+    /** The entities this capability maps. */
+    public static final List<Class<?>> ENTITIES = List.of(IssueRecord.class);
+    static final String SYSTEM_USER = "turnstile";
+
+    final ObjectStoreServices objects;
+    final Database database;
+    final RetryPolicies retryPolicies;
+    final String adminRole;
+    private final Map<String, DispenserConfig> configured;
+    private final Map<String, DefaultDispenser> instances = new ConcurrentHashMap<>();
+
+    public DispenserServices(ObjectStoreServices objects, Database database, RetryPolicies retryPolicies,
+                             Map<String, DispenserConfig> configured, String adminRole) {
+        this.objects = objects;
+        this.database = database;
+        this.retryPolicies = retryPolicies;
+        this.configured = Map.copyOf(configured);
+        this.adminRole = adminRole;
+        ObjectStore system = objects.objectStore(SYSTEM_USER, Set.of());
+        defineClass(system);
+        system.addChangePreprocessor(Dispenser.CLASS_NAME, Register::record);
+        configured.forEach((name, config) -> create(system, SYSTEM_USER, name, config));
+    }
+
+    private static void defineClass(ObjectStore os) {
+        os.defineClass(Dispenser.CLASS_NAME, c -> c
+                .property(new PropertyDefinition(Series.NAME, PropertyType.STRING, true, null, 64))
+                .required(Series.COUNTER, PropertyType.INT64)
+                .required(Series.START, PropertyType.INT64)
+                .property(new PropertyDefinition(Series.PERIOD, PropertyType.STRING, true, null, 16))
+                .property(new PropertyDefinition(Series.RESET, PropertyType.STRING, true, null, 16))
+                .string(Series.FORMAT, 200)
+                .bool(Series.REGISTER)
+                .string(Series.ADMIN_ACTION, 400));
+    }
+
+    public Dispensers dispensers(String user, Set<String> roles) {
+        return new DefaultDispensers(this, user, roles.contains(adminRole));
+    }
+
+    Set<String> configuredNames() {
+        return configured.keySet();
+    }
+
+    /** Dispenser objects have fixed ids, so every process finds one by name with a single fetch. */
+    static UUID idOf(String name) {
+        return UUID.nameUUIDFromBytes(("turnstile-dispenser:" + name).getBytes(StandardCharsets.UTF_8));
+    }
+
+    static void checkName(String name) {
+        if (name == null || !name.matches("[A-Za-z0-9_.-]{1,64}")) {
+            throw EngineRuntimeException.badArgument("dispenser name", name, "1 to 64 letters, digits, '.', '_' or '-'");
+        }
+    }
+
+    /** The dispenser as this user sees it, with this process's strategy settings. */
+    Dispenser get(String name, String user, boolean admin, DispenserConfig requested) {
+        checkName(name);
+        DispenserConfig base = requested != null ? requested : configured.getOrDefault(name, DispenserConfig.ofDefaults());
+        String key = name + '\u0000' + user + '\u0000' + admin + '\u0000' + base;
+        DefaultDispenser existing = instances.get(key);
+        if (existing != null) {
+            return existing;
+        }
+        ObjectStore os = objects.objectStore(user, Set.of());
+        CustomObject stored;
+        try {
+            stored = os.fetchCustomObject(Dispenser.CLASS_NAME, idOf(name), PropertyFilter.ALL);
+        } catch (EngineRuntimeException e) {
+            if (e.getExceptionCode() == ExceptionCode.E_OBJECT_NOT_FOUND) {
+                throw EngineRuntimeException.of(ExceptionCode.E_OBJECT_NOT_FOUND, "The dispenser " + name
+                        + " is not defined; create it (admin) or configure it under dispensers.series in turnstile.yaml");
+            }
+            throw e;
+        }
+        DispenserConfig effective = DispenserConfig.from(base)
+                .start(stored.getProperties().getInt64Value(Series.START))
+                .format(stored.getProperties().getStringValue(Series.FORMAT))
+                .reset(ResetPeriod.valueOf(stored.getProperties().getStringValue(Series.RESET)))
+                .register(Boolean.TRUE.equals(stored.getProperties().getBooleanValue(Series.REGISTER)))
+                .build();
+        return instances.computeIfAbsent(key, k -> new DefaultDispenser(this, name, user, admin, os, effective));
+    }
+
+    /** Creates the dispenser object, or checks that the existing one has the same series settings. */
+    Dispenser create(ObjectStore os, String user, String name, DispenserConfig config) {
+        checkName(name);
+        DispenserFormat.parse(name, config.format());
+        UUID id = idOf(name);
+        try {
+            CustomObject o = os.createCustomObject(Dispenser.CLASS_NAME, id);
+            o.getProperties().putValue(Series.NAME, name);
+            o.getProperties().putValue(Series.START, config.start());
+            o.getProperties().putValue(Series.COUNTER, config.start() - 1);
+            o.getProperties().putValue(Series.RESET, config.reset().name());
+            o.getProperties().putValue(Series.PERIOD, Series.periodKey(config.reset(), database.now()));
+            o.getProperties().putValue(Series.FORMAT, config.format());
+            o.getProperties().putValue(Series.REGISTER, config.register());
+            o.save(RefreshMode.REFRESH);
+        } catch (EngineRuntimeException e) {
+            if (!exists(os, id)) {
+                throw e;
+            }
+            // Created before (or by another process just now): its series settings must agree.
+            checkSameSeries(os, name, config);
+        }
+        return get(name, user, true, config);
+    }
+
+    private static boolean exists(ObjectStore os, UUID id) {
+        try {
+            os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.of(Series.NAME));
+            return true;
+        } catch (EngineRuntimeException e) {
+            return false;
+        }
+    }
+
+    private static void checkSameSeries(ObjectStore os, String name, DispenserConfig config) {
+        CustomObject stored = os.fetchCustomObject(Dispenser.CLASS_NAME, idOf(name), PropertyFilter.ALL);
+        var p = stored.getProperties();
+        String storedSeries = "start=" + p.getInt64Value(Series.START) + ", format=" + p.getStringValue(Series.FORMAT)
+                + ", reset=" + p.getStringValue(Series.RESET) + ", register=" + Boolean.TRUE.equals(p.getBooleanValue(Series.REGISTER));
+        String requestedSeries = "start=" + config.start() + ", format=" + config.format() + ", reset=" + config.reset()
+                + ", register=" + config.register();
+        if (!storedSeries.equals(requestedSeries)) {
+            throw EngineRuntimeException.badArgument("dispenser " + name, requestedSeries,
+                    "it exists with other series settings: " + storedSeries);
+        }
+    }
+}

@@ -1,0 +1,80 @@
+package dev.turnstile.engine.dispenser;
+
+import jakarta.persistence.Column;
+import jakarta.persistence.Embeddable;
+import jakarta.persistence.EmbeddedId;
+import jakarta.persistence.Entity;
+import jakarta.persistence.Table;
+
+import java.io.Serializable;
+import java.time.Instant;
+import java.util.Objects;
+import java.util.UUID;
+
+/**
+ * One issued number of a registered series. The key (dispenser, period, number) makes a duplicate
+ * number impossible at the database level, whatever a strategy does.
+ */
+@Entity
+@Table(name = "ts_dispenser_issue")
+public class IssueRecord {
+    @EmbeddedId
+    Key key;
+
+    @Column(name = "issued_by", nullable = false, length = 128)
+    String issuedBy;
+
+    @Column(name = "issued_at", nullable = false)
+    Instant issuedAt;
+
+    @Column(name = "object_id")
+    UUID objectId;
+
+    @Column(name = "voided_by", length = 128)
+    String voidedBy;
+
+    @Column(name = "void_reason", length = 400)
+    String voidReason;
+
+    protected IssueRecord() {
+    }
+
+    IssueRecord(String dispenser, String period, long number, String issuedBy, Instant issuedAt) {
+        this.key = new Key(dispenser, period, number);
+        this.issuedBy = issuedBy;
+        this.issuedAt = issuedAt;
+    }
+
+    @Embeddable
+    public static class Key implements Serializable {
+        private static final long serialVersionUID = 1L;
+
+        @Column(name = "dispenser", nullable = false, length = 64)
+        String dispenser;
+
+        @Column(name = "period", nullable = false, length = 16)
+        String period;
+
+        @Column(name = "number", nullable = false)
+        long number;
+
+        protected Key() {
+        }
+
+        Key(String dispenser, String period, long number) {
+            this.dispenser = dispenser;
+            this.period = period;
+            this.number = number;
+        }
+
+        @Override
+        public boolean equals(Object o) {
+            return o instanceof Key k && k.number == number && k.dispenser.equals(dispenser) && k.period.equals(period);
+        }
+
+        @Override
+        public int hashCode() {
+            return Objects.hash(dispenser, period, number);
+        }
+    }
+}

@@ -1,0 +1,36 @@
+package dev.turnstile.engine.dispenser;
+
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.engine.objects.ObjectStoreServices;
+
+import java.util.UUID;
+
+/**
+ * Reads the counter row FOR UPDATE and writes it in one transaction: waiters queue on the row lock
+ * instead of failing. The write is a normal USN-checked save, so the USN still moves and
+ * first-writer-wins holders elsewhere see the change.
+ */
+final class Pessimistic implements Strategy {
+    private final ObjectStoreServices objects;
+    private final String user;
+    private final UUID id;
+    private final RetryPolicy policy;
+
+    Pessimistic(ObjectStoreServices objects, String user, UUID id, RetryPolicy policy) {
+        this.objects = objects;
+        this.user = user;
+        this.id = id;
+        this.policy = policy;
+    }
+
+    @Override
+    public Series.Taken take(int count) {
+        return policy.call(() -> objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + id, user,
+                tx -> {
+                    Series.Taken[] taken = new Series.Taken[1];
+                    tx.updateLocked(Dispenser.CLASS_NAME, id, values -> taken[0] = Series.take(values, count, tx.now()));
+                    return taken[0];
+                }));
+    }
+}
