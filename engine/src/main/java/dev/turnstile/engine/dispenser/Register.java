@@ -28,21 +28,24 @@ final class Register {
         if (change.action() != ChangeContext.Action.UPDATE || !Boolean.TRUE.equals(values.getBooleanValue(Series.REGISTER))) {
             return;
         }
-        StatelessSession session = ObjectTransaction.of(change).orElseThrow().session();
+        ObjectTransaction tx = ObjectTransaction.of(change).orElseThrow();
         String name = values.getStringValue(Series.NAME);
         String period = values.getStringValue(Series.PERIOD);
         long counter = values.getInt64Value(Series.COUNTER);
         boolean samePeriod = period.equals(change.originalValue(Series.PERIOD));
         long before = samePeriod ? (Long) change.originalValue(Series.COUNTER) : values.getInt64Value(Series.START) - 1;
         String adminAction = values.getStringValue(Series.ADMIN_ACTION);
-        for (long n = before + 1; n <= counter; n++) {
-            IssueRecord issued = new IssueRecord(name, period, n, change.user(), change.now());
-            if (adminAction != null) {
-                issued.voidedBy = change.user();
-                issued.voidReason = "skipped: " + adminAction;
+        // Written after the counter's USN-checked update: a writer that lost the race records nothing.
+        tx.afterWrite(() -> {
+            for (long n = before + 1; n <= counter; n++) {
+                IssueRecord issued = new IssueRecord(name, period, n, change.user(), change.now());
+                if (adminAction != null) {
+                    issued.voidedBy = change.user();
+                    issued.voidReason = "skipped: " + adminAction;
+                }
+                tx.session().insert(issued);
             }
-            session.insert(issued);
-        }
+        });
     }
 
     /** Links a number to the object it numbered, in the transaction that creates the object. */

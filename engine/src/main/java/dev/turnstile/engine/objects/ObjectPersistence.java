@@ -107,6 +107,7 @@ final class ObjectPersistence {
         private final StatelessSession session;
         private final LockRules.Actor actor;
         private final Instant now;
+        private final List<Runnable> afterWrite = new ArrayList<>();
 
         Transaction(StatelessSession session, LockRules.Actor actor, Instant now) {
             this.session = session;
@@ -130,6 +131,18 @@ final class ObjectPersistence {
         }
 
         @Override
+        public void afterWrite(Runnable action) {
+            afterWrite.add(action);
+        }
+
+        /** Runs what preprocessors asked to run once the row is written. */
+        void written() {
+            List<Runnable> actions = new ArrayList<>(afterWrite);
+            afterWrite.clear();
+            actions.forEach(Runnable::run);
+        }
+
+        @Override
         public Map<String, Object> updateLocked(String className, UUID id, Consumer<Map<String, Object>> change) {
             ObjectRecord record = session.get(ObjectRecord.class, id, LockMode.PESSIMISTIC_WRITE);
             if (record == null || !classes.get(session, record.className).isSubclassOf(className)) {
@@ -140,7 +153,7 @@ final class ObjectPersistence {
     }
 
     private ObjectState insert(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now,
-                               ObjectTransaction tx) {
+                               Transaction tx) {
         String user = actor.user();
         DefaultClassDefinition definition = classes.get(session, o.getClassName());
         Map<String, Object> values = new LinkedHashMap<>(o.pendingValues());
@@ -162,6 +175,7 @@ final class ObjectPersistence {
         record.lockToken = lock.token();
         record.lockTimeout = lock.timeoutSeconds();
         session.insert(record);
+        tx.written();
         return new ObjectState(record.id, record.className, 0, user, now, user, now, valid, lock);
     }
 
@@ -200,6 +214,7 @@ final class ObjectPersistence {
         if (rows == 0) {
             throw lostRace(session, className, id, current.usn());
         }
+        tx.written();
         return new ObjectState(id, className, current.usn() + 1, current.creator(), current.dateCreated(),
                 tx.user(), tx.now, valid, lock);
     }
@@ -218,7 +233,7 @@ final class ObjectPersistence {
     }
 
     private ObjectState delete(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now,
-                               ObjectTransaction tx) {
+                               Transaction tx) {
         // A fetchless or USN-less delete reads the row first: that checks the class, so a
         // reference of the wrong class cannot delete another object.
         ObjectState current = knownOrLockedRead(session, o);
@@ -233,6 +248,7 @@ final class ObjectPersistence {
         if (rows == 0) {
             throw lostRace(session, o.getClassName(), o.getId(), current.usn());
         }
+        tx.written();
         return null;
     }
 

@@ -28,6 +28,13 @@ public interface ObjectTransaction {
      */
     Map<String, Object> updateLocked(String className, UUID id, Consumer<Map<String, Object>> change);
 
+    /**
+     * Runs {@code action} in this transaction right after the row being saved is written — after its
+     * USN check passed — so rows that depend on the save (an issued-number register) are written
+     * only by the writer that won. For use by preprocessors.
+     */
+    void afterWrite(Runnable action);
+
     /** The transaction of a preprocessor's change, when the engine runs it. */
     static Optional<ObjectTransaction> of(ChangeContext change) {
         return change instanceof DefaultChangeContext c ? Optional.of(c.transaction()) : Optional.empty();

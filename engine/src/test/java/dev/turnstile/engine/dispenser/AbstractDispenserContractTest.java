@@ -1,0 +1,300 @@
+package dev.turnstile.engine.dispenser;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.DispenserStrategy;
+import dev.turnstile.api.Dispensers;
+import dev.turnstile.api.Document;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.IssuedNumber;
+import dev.turnstile.api.NumberBlock;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.RegisterReport;
+import dev.turnstile.api.ResetPeriod;
+import dev.turnstile.engine.MutableClock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+
+import static dev.turnstile.engine.Failures.failure;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Dispensers on every database: each strategy under real contention, round trips, series rules, the register. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractDispenserContractTest {
+    static final int THREADS = 16;
+    static final int PER_THREAD = 1000;
+
+    private final MutableClock clock = new MutableClock(Instant.parse("2026-12-31T23:00:00Z"));
+    private ContentEngine engine;
+    private Dispensers admin;
+    private Dispensers clerk;
+
+    protected abstract EngineConfig config();
+
+    @BeforeAll
+    void open() {
+        engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).build());
+        admin = engine.session("carol", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers();
+        clerk = engine.session("dave").dispensers();
+    }
+
+    @AfterAll
+    void close() {
+        engine.close();
+    }
+
+    private static String name(String prefix) {
+        return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    private Dispenser create(DispenserConfig config) {
+        return admin.create(name("d"), config);
+    }
+
+    @ParameterizedTest
+    @EnumSource(DispenserStrategy.class)
+    void sixteenThreads_getExactlyStartToStartPlus15999(DispenserStrategy strategy) throws Exception {
+        String name = name(strategy.name());
+        admin.create(name, DispenserConfig.builder().start(100).build());
+        List<Long> all = race(name, DispenserConfig.builder().strategy(strategy).build());
+        assertThat(all).hasSize(THREADS * PER_THREAD);
+        assertThat(new HashSet<>(all)).as("no duplicate").hasSize(THREADS * PER_THREAD);
+        assertThat(all.stream().mapToLong(Long::longValue).min().orElseThrow()).isEqualTo(100);
+        assertThat(all.stream().mapToLong(Long::longValue).max().orElseThrow()).as("no gap").isEqualTo(100 + THREADS * PER_THREAD - 1);
+        assertThat(clerk.get(name).current()).isEqualTo(100 + THREADS * PER_THREAD - 1);
+    }
+
+    private List<Long> race(String name, DispenserConfig config) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(THREADS);
+        CyclicBarrier start = new CyclicBarrier(THREADS);
+        try {
+            List<Future<List<Long>>> futures = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                Dispenser d = engine.session("worker" + t).dispensers().get(name, config);
+                futures.add(pool.submit(() -> {
+                    start.await(30, TimeUnit.SECONDS);
+                    List<Long> mine = new ArrayList<>(PER_THREAD);
+                    long previous = Long.MIN_VALUE;
+                    for (int i = 0; i < PER_THREAD; i++) {
+                        long n = d.next();
+                        assertThat(n).as("increasing for one caller").isGreaterThan(previous);
+                        previous = n;
+                        mine.add(n);
+                    }
+                    return mine;
+                }));
+            }
+            List<Long> all = new ArrayList<>();
+            for (Future<List<Long>> f : futures) {
+                all.addAll(f.get(10, TimeUnit.MINUTES));
+            }
+            return all;
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void roundTripsPerNumber_asTheArticleStates() {
+        assertThat(roundTrips(DispenserConfig.builder().strategy(DispenserStrategy.FIRST_WRITER_WINS).build()))
+                .as("first writer wins, remembered USN").isEqualTo(new EngineStatistics(1, 1, 0, 0, 1, 0));
+        assertThat(roundTrips(DispenserConfig.builder().strategy(DispenserStrategy.FIRST_WRITER_WINS).feelingUnlucky(true).build()))
+                .as("feelingUnlucky: fetch, update").isEqualTo(new EngineStatistics(2, 2, 1, 0, 1, 0));
+        assertThat(roundTrips(DispenserConfig.builder().strategy(DispenserStrategy.COOPERATIVE_LOCK).build()))
+                .as("cooperative lock: lock + fetch, update + unlock").isEqualTo(new EngineStatistics(2, 3, 1, 0, 2, 0));
+        assertThat(roundTrips(DispenserConfig.builder().strategy(DispenserStrategy.PESSIMISTIC).build()))
+                .as("pessimistic: select for update + update, one transaction").isEqualTo(new EngineStatistics(1, 2, 1, 0, 1, 0));
+        assertThat(roundTrips(DispenserConfig.builder().strategy(DispenserStrategy.COMBINING).build()))
+                .as("combining, alone").isEqualTo(new EngineStatistics(1, 1, 0, 0, 1, 0));
+    }
+
+    /** The work of the third number of a fresh dispenser (the first ones fetch and warm up). */
+    private EngineStatistics roundTrips(DispenserConfig config) {
+        Dispenser d = clerk.get(create(DispenserConfig.ofDefaults()).name(), config);
+        d.next();
+        d.next();
+        EngineStatistics before = engine.statistics();
+        assertThat(d.next()).isEqualTo(3);
+        return engine.statistics().since(before);
+    }
+
+    @Test
+    void firstWriterWins_afterAConflict_paysThreeRoundTrips() {
+        String name = create(DispenserConfig.ofDefaults()).name();
+        DispenserConfig fww = DispenserConfig.builder().strategy(DispenserStrategy.FIRST_WRITER_WINS).build();
+        Dispenser mine = engine.session("a").dispensers().get(name, fww);
+        Dispenser other = engine.session("b").dispensers().get(name, fww);
+        assertThat(mine.next()).isEqualTo(1);
+        assertThat(other.next()).isEqualTo(2);
+        EngineStatistics before = engine.statistics();
+        assertThat(mine.next()).isEqualTo(3);
+        EngineStatistics used = engine.statistics().since(before);
+        assertThat(used.transactions()).as("failed update, fetch, update").isEqualTo(3);
+        assertThat(used.updates()).isEqualTo(2);
+    }
+
+    @Test
+    void blocksAreContiguous_andBadCountsChangeNothing() {
+        Dispenser d = create(DispenserConfig.builder().maxBlock(50).strategy(DispenserStrategy.PESSIMISTIC).build());
+        assertThat(d.next(5)).isEqualTo(new NumberBlock(1, 5));
+        assertThat(d.next()).isEqualTo(6);
+        for (int bad : new int[] {0, -1, 51}) {
+            EngineRuntimeException e = failure(() -> d.next(bad));
+            assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+            assertThat(e.getMessage()).contains("count for dispenser " + d.name(), "must be from 1 to 50");
+        }
+        assertThat(d.current()).isEqualTo(6);
+    }
+
+    @Test
+    void formattedNumbers_restartEachYear_byTheEngineClock() {
+        clock.set(Instant.parse("2026-12-31T23:59:58Z"));
+        Dispenser d = create(DispenserConfig.builder().format("INV-{yyyy}-{seq:6}").reset(ResetPeriod.YEARLY).build());
+        assertThat(d.nextFormatted()).isEqualTo("INV-2026-000001");
+        assertThat(d.nextFormatted()).isEqualTo("INV-2026-000002");
+        clock.advance(Duration.ofSeconds(3));
+        assertThat(d.current()).as("a new year has no number yet").isZero();
+        assertThat(d.nextFormatted()).isEqualTo("INV-2027-000001");
+        assertThat(d.register()).extracting(IssuedNumber::number).containsExactly(1L);
+        assertThat(d.register().get(0).period()).isEqualTo("2027");
+    }
+
+    @Test
+    void formatPatterns_areCheckedWhenTheDispenserIsCreated() {
+        Dispenser monthly = create(DispenserConfig.builder().format("{yy}{MM}{dd}/{seq}").reset(ResetPeriod.MONTHLY).start(7).build());
+        clock.set(Instant.parse("2027-03-04T10:00:00Z"));
+        assertThat(monthly.nextFormatted()).isEqualTo("270304/7");
+        for (String bad : new String[] {"INV-{year}-{seq}", "INV-{yyyy}", "{seq}{seq}", "INV-{seq", "{seq:99}"}) {
+            EngineRuntimeException e = failure(() -> create(DispenserConfig.builder().format(bad).build()));
+            assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+            assertThat(e.getMessage()).contains("format of dispenser", bad);
+        }
+    }
+
+    @Test
+    void register_recordsEveryNumber_voidsKeepTheSeriesComplete() {
+        Dispenser d = create(DispenserConfig.builder().format("C-{seq}").strategy(DispenserStrategy.FIRST_WRITER_WINS).build());
+        Dispenser clerks = clerk.get(d.name());
+        for (int i = 0; i < 5; i++) {
+            clerks.next();
+        }
+        d.voidNumber(3, "customer cancelled");
+        d.setStart(10);
+        assertThat(clerks.next()).isEqualTo(10);
+
+        List<IssuedNumber> register = clerks.register();
+        assertThat(register).extracting(IssuedNumber::number).containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L, 9L, 10L);
+        assertThat(register.get(0).issuedBy()).isEqualTo("dave");
+        assertThat(register.get(2).voidReason()).isEqualTo("customer cancelled");
+        assertThat(register.get(2).voidedBy()).isEqualTo("carol");
+        assertThat(register.get(6).voidReason()).startsWith("skipped: setStart 10 by carol");
+        RegisterReport report = clerks.report();
+        assertThat(report.isComplete()).isTrue();
+        assertThat(report.issued()).isEqualTo(5);
+        assertThat(report.voided()).isEqualTo(5);
+        assertThat(report.last()).isEqualTo(10);
+
+        assertThat(failure(() -> d.voidNumber(3, "again")).getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+        assertThat(failure(() -> d.voidNumber(4, " ")).getMessage()).contains("a reason of 1 to 400 characters is required");
+        EngineRuntimeException back = failure(() -> d.setStart(5));
+        assertThat(back.getMessage()).contains("a registered series never issues a number twice");
+    }
+
+    @Test
+    void adminOperations_needTheAdminRole_andChangeNothingOtherwise() {
+        Dispenser d = create(DispenserConfig.ofDefaults());
+        Dispenser asClerk = clerk.get(d.name());
+        asClerk.next();
+        for (Runnable op : List.<Runnable>of(asClerk::reset, () -> asClerk.setStart(50), () -> asClerk.voidNumber(1, "x"),
+                () -> clerk.create(name("x"), DispenserConfig.ofDefaults()))) {
+            EngineRuntimeException e = failure(op);
+            assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
+            assertThat(e.getMessage()).contains("dave may not", "dispenser-admin");
+        }
+        assertThat(asClerk.current()).isEqualTo(1);
+        d.reset();
+        assertThat(asClerk.next()).as("an unregistered series may restart").isEqualTo(1);
+    }
+
+    @Test
+    void unknownDispenser_andConflictingRecreate_areClearErrors() {
+        EngineRuntimeException unknown = failure(() -> clerk.get("no-such-dispenser"));
+        assertThat(unknown.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+        assertThat(unknown.getMessage()).contains("The dispenser no-such-dispenser is not defined");
+
+        Dispenser d = create(DispenserConfig.builder().start(5).build());
+        assertThat(admin.create(d.name(), DispenserConfig.builder().start(5).build()).name()).isEqualTo(d.name());
+        EngineRuntimeException conflict = failure(() -> admin.create(d.name(), DispenserConfig.builder().start(6).build()));
+        assertThat(conflict.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(conflict.getMessage()).contains("it exists with other series settings: start=5");
+        assertThat(failure(() -> admin.create("bad name", DispenserConfig.ofDefaults())).getMessage()).contains("dispenser name");
+    }
+
+    @Test
+    void numberOnCreate_numbersInTheCreatingTransaction_andARolledBackCreateLeavesNoGap() {
+        Dispenser d = create(DispenserConfig.builder().format("INV-{seq:4}").build());
+        String cls = "Invoice" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        ObjectStore os = engine.session("erin").objectStore();
+        os.defineClass(cls, c -> c.superclass("Document").string("InvoiceNumber", 20).int64("Amount"));
+        d.numberOnCreate(cls, "InvoiceNumber");
+        os.addChangePreprocessor(cls, change -> {
+            if (Long.valueOf(-1).equals(change.properties().getInt64Value("Amount"))) {
+                throw new IllegalStateException("negative amount");
+            }
+        });
+
+        Document first = os.createDocument(cls);
+        first.save(RefreshMode.REFRESH);
+        assertThat(first.getProperties().getStringValue("InvoiceNumber")).isEqualTo("INV-0001");
+
+        Document failing = os.createDocument(cls);
+        failing.getProperties().putValue("Amount", -1L);
+        assertThat(failure(() -> failing.save(RefreshMode.REFRESH)).getExceptionCode()).isEqualTo(ExceptionCode.E_PREPROCESSOR_FAILED);
+
+        Document second = os.createDocument(cls);
+        second.save(RefreshMode.REFRESH);
+        assertThat(second.getProperties().getStringValue("InvoiceNumber")).as("the failed create took no number").isEqualTo("INV-0002");
+        assertThat(os.fetchDocument(cls, second.getId(), PropertyFilter.ALL).getProperties().getStringValue("InvoiceNumber"))
+                .isEqualTo("INV-0002");
+        assertThat(d.register()).extracting(IssuedNumber::objectId).containsExactly(first.getId(), second.getId());
+        assertThat(d.report().isComplete()).isTrue();
+    }
+
+    @Test
+    void numberOnCreate_refusesPropertiesItCannotFill() {
+        Dispenser d = create(DispenserConfig.ofDefaults());
+        String cls = "Numbered" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        ObjectStore os = engine.session("erin").objectStore();
+        os.defineClass(cls, c -> c.bool("Flag"));
+        assertThat(failure(() -> d.numberOnCreate(cls, "Missing")).getExceptionCode()).isEqualTo(ExceptionCode.E_PROPERTY_NOT_DEFINED);
+        assertThat(failure(() -> d.numberOnCreate(cls, "Flag")).getMessage()).contains("a dispenser numbers Int64 or String properties");
+    }
+
+    static List<Long> range(long first, long count) {
+        return LongStream.range(first, first + count).boxed().toList();
+    }
+}
