@@ -9,6 +9,7 @@ import dev.turnstile.api.RetryPolicy;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Queue;
 import java.util.UUID;
@@ -22,9 +23,11 @@ import java.util.function.Supplier;
  * Flat combining: callers queue their requests; whoever holds the leader lock drains the queue and
  * takes the whole block (+N) with one first-writer-wins update, then hands each caller its slice.
  * Callers that arrive while a block is being taken form the next block, so one commit serves many
- * numbers under load. Across processes, the USN check keeps the blocks disjoint.
+ * numbers under load. One combiner serves every session of the engine (it saves as the engine's
+ * system user, and records each caller's own user in the register). Across processes, the USN
+ * check keeps the blocks disjoint.
  */
-final class Combining implements Strategy {
+final class Combining {
     private final ObjectStore os;
     private final UUID id;
     private final RetryPolicy policy;
@@ -34,7 +37,7 @@ final class Combining implements Strategy {
     /** The counter as the last leader saved it; only touched while holding {@link #leader}. */
     private CustomObject remembered;
 
-    private record Request(int count, CompletableFuture<Series.Taken> result) {
+    private record Request(int count, String user, CompletableFuture<Series.Taken> result) {
     }
 
     Combining(ObjectStore os, UUID id, RetryPolicy policy, Supplier<Instant> clock) {
@@ -44,9 +47,9 @@ final class Combining implements Strategy {
         this.clock = clock;
     }
 
-    @Override
-    public Series.Taken take(int count) {
-        Request mine = new Request(count, new CompletableFuture<>());
+    /** Takes numbers for {@code user}, who is recorded in the register for them even when another thread saves. */
+    Series.Taken take(int count, String user) {
+        Request mine = new Request(count, user, new CompletableFuture<>());
         queue.add(mine);
         while (!mine.result().isDone()) {
             leader.lock();
@@ -78,13 +81,15 @@ final class Combining implements Strategy {
             return;
         }
         int block = total;
+        List<String> issuers = new ArrayList<>(total);
+        batch.forEach(r -> issuers.addAll(Collections.nCopies(r.count(), r.user())));
         try {
-            Series.Taken taken = policy.call(() -> {
+            Series.Taken taken = Register.issuedFor(issuers, () -> policy.call(() -> {
                 if (remembered == null) {
                     remembered = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
                 }
                 return Strategy.saveIncrement(remembered, block, clock.get());
-            });
+            }));
             long next = taken.block().first();
             for (Request r : batch) {
                 r.result().complete(new Series.Taken(new NumberBlock(next, r.count()), taken.period()));

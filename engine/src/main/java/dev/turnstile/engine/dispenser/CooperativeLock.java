@@ -2,6 +2,7 @@ package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.Locking;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RetryPolicy;
@@ -9,6 +10,7 @@ import dev.turnstile.api.RetryPolicy;
 import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
 
 /**
@@ -22,18 +24,38 @@ final class CooperativeLock implements Strategy {
     private final int timeoutSeconds;
     private final String owner;
     private final Supplier<Instant> clock;
+    private final Lock localGate;
 
-    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner, Supplier<Instant> clock) {
+    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner, Supplier<Instant> clock,
+                    Lock localGate) {
         this.os = os;
         this.id = id;
         this.policy = policy;
         this.timeoutSeconds = timeoutSeconds;
         this.owner = owner;
         this.clock = clock;
+        this.localGate = localGate;
     }
 
+    /**
+     * Threads of this process queue on an in-JVM fair lock first, so only one of them at a time polls
+     * the database lock; across processes the cooperative lock alone decides, as before.
+     */
     @Override
     public Series.Taken take(int count) {
+        try {
+            localGate.lockInterruptibly();
+        } catch (InterruptedException e) {
+            throw EngineRuntimeException.interrupted("waiting for the dispenser's local queue", e);
+        }
+        try {
+            return takeWithLock(count);
+        } finally {
+            localGate.unlock();
+        }
+    }
+
+    private Series.Taken takeWithLock(int count) {
         // The outer call retries the rare failure of the final save (a writer using another
         // strategy got in while we held the advisory lock); withLock has unlocked by then.
         return policy.call(() -> {

@@ -48,10 +48,14 @@ final class DefaultDispenser implements Dispenser {
         RetryPolicy policy = services.retryPolicies.get(config.retryPolicy());
         Supplier<Instant> clock = services.database::now;
         this.strategy = switch (config.strategy()) {
-            case COOPERATIVE_LOCK -> new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name, clock);
+            case COOPERATIVE_LOCK -> new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name, clock,
+                    services.localGate(name));
             case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky(), clock);
             case PESSIMISTIC -> new Pessimistic(services.objects, user, id, policy);
-            case COMBINING -> new Combining(os, id, policy, clock);
+            case COMBINING -> {
+                Combining shared = services.combiner(name, policy);
+                yield count -> shared.take(count, user);
+            }
         };
     }
 

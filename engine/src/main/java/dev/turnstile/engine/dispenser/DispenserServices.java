@@ -13,6 +13,7 @@ import dev.turnstile.api.PropertyType;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.ResetPeriod;
 import dev.turnstile.api.RetryPolicies;
+import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 
@@ -22,6 +23,8 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What every session's dispensers share in one engine: the dispenser class and its register
@@ -40,6 +43,8 @@ public final class DispenserServices {
     final String adminRole;
     private final Map<String, DispenserConfig> configured;
     private final Map<String, DefaultDispenser> instances = new ConcurrentHashMap<>();
+    private final Map<String, Lock> localGates = new ConcurrentHashMap<>();
+    private final Map<String, Combining> combiners = new ConcurrentHashMap<>();
 
     public DispenserServices(ObjectStoreServices objects, Database database, RetryPolicies retryPolicies,
                              Map<String, DispenserConfig> configured, String adminRole) {
@@ -68,6 +73,17 @@ public final class DispenserServices {
 
     public Dispensers dispensers(String user, Set<String> roles) {
         return new DefaultDispensers(this, user, roles.contains(adminRole));
+    }
+
+    /** One fair in-JVM queue per dispenser, shared by every session of this engine. */
+    Lock localGate(String name) {
+        return localGates.computeIfAbsent(name, n -> new ReentrantLock(true));
+    }
+
+    /** One combiner per dispenser in this engine, so that all its callers share blocks. */
+    Combining combiner(String name, RetryPolicy policy) {
+        return combiners.computeIfAbsent(name, n -> new Combining(objects.objectStore(SYSTEM_USER, Set.of()), idOf(n),
+                policy, database::now));
     }
 
     Set<String> configuredNames() {

@@ -12,6 +12,7 @@ import org.hibernate.StatelessSession;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 /**
  * The issued register. Its rows are written by a change preprocessor on the dispenser class, so
@@ -19,7 +20,20 @@ import java.util.UUID;
  * recorded, numbers an admin skipped are recorded as voided with the admin action as reason.
  */
 final class Register {
+    /** For a combined save: the user each number of the block is for, in order. */
+    private static final ThreadLocal<List<String>> ISSUERS = new ThreadLocal<>();
+
     private Register() {
+    }
+
+    /** Runs a save whose numbers are recorded for {@code issuers} (one per number) rather than the saving user. */
+    static <T> T issuedFor(List<String> issuers, Supplier<T> save) {
+        ISSUERS.set(issuers);
+        try {
+            return save.get();
+        } finally {
+            ISSUERS.remove();
+        }
     }
 
     /** The preprocessor: records what this save of a dispenser issued or skipped. */
@@ -35,10 +49,12 @@ final class Register {
         boolean samePeriod = period.equals(change.originalValue(Series.PERIOD));
         long before = samePeriod ? (Long) change.originalValue(Series.COUNTER) : values.getInt64Value(Series.START) - 1;
         String adminAction = values.getStringValue(Series.ADMIN_ACTION);
+        List<String> issuers = ISSUERS.get();
         // Written after the counter's USN-checked update: a writer that lost the race records nothing.
         tx.afterWrite(() -> {
             for (long n = before + 1; n <= counter; n++) {
-                IssueRecord issued = new IssueRecord(name, period, n, change.user(), change.now());
+                String user = issuers != null && issuers.size() == counter - before ? issuers.get((int) (n - before - 1)) : change.user();
+                IssueRecord issued = new IssueRecord(name, period, n, user, change.now());
                 if (adminAction != null) {
                     issued.voidedBy = change.user();
                     issued.voidReason = "skipped: " + adminAction;

@@ -21,7 +21,8 @@ import java.util.TreeSet;
 public final class DefaultRetryPolicies implements RetryPolicies {
     public static final String DISPENSER = DispenserConfig.DEFAULT_RETRY_POLICY;
     public static final RetryPolicyConfig DISPENSER_DEFAULTS = RetryPolicyConfig.builder().maxAttempts(100_000)
-            .waitDuration(Duration.ofMillis(1)).enableRandomizedWait(true).randomizedWaitFactor(0.9)
+            .waitDuration(Duration.ofMillis(1)).enableExponentialBackoff(true).exponentialBackoffMultiplier(2)
+            .exponentialMaxWaitDuration(Duration.ofMillis(32)).enableRandomizedWait(true).randomizedWaitFactor(0.9)
             .maxTotalWait(Duration.ofSeconds(60)).build();
 
     private final Map<String, RetryPolicy> policies;
