@@ -1,0 +1,133 @@
+package dev.turnstile.engine.dispenser;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.DispenserStrategy;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.ChildJvm;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Dispensers between real processes: every strategy, and numbering inside creations while processes are killed. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractMultiProcessDispenserTest {
+    private static final Duration STARTUP = Duration.ofSeconds(60);
+    private static final Duration RUN = Duration.ofMinutes(5);
+    private static final int PROCESSES = 4;
+    private static final int PER_PROCESS = 2000;
+    private ContentEngine engine;
+
+    protected abstract EngineConfig config();
+
+    @BeforeAll
+    void open() {
+        engine = ContentEngine.open(config());
+    }
+
+    @AfterAll
+    void close() {
+        engine.close();
+    }
+
+    private String[] args(String... more) {
+        List<String> all = new ArrayList<>(List.of(config().jdbcUrl(), config().username(), config().password()));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
+    }
+
+    private String newDispenser() {
+        String name = "mp-" + UUID.randomUUID().toString().substring(0, 8);
+        engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers()
+                .create(name, DispenserConfig.ofDefaults());
+        return name;
+    }
+
+    @ParameterizedTest
+    @EnumSource(DispenserStrategy.class)
+    void fourProcesses_getExactlyOneToEightThousand(DispenserStrategy strategy) throws Exception {
+        String name = newDispenser();
+        List<ChildJvm> children = new ArrayList<>();
+        try {
+            for (int i = 0; i < PROCESSES; i++) {
+                children.add(ChildJvm.start(DispenserWorker.class, args(name, "take", strategy.name(), "4", "" + PER_PROCESS)));
+            }
+            children.forEach(c -> c.awaitLine("READY"::equals, STARTUP));
+            children.forEach(c -> c.send("GO"));
+            List<Long> all = new ArrayList<>();
+            for (ChildJvm c : children) {
+                c.awaitLine("DONE"::equals, RUN);
+                c.lines().stream().filter(l -> l.startsWith("N ")).forEach(l -> all.add(Long.parseLong(l.substring(2))));
+            }
+            assertThat(all).hasSize(PROCESSES * PER_PROCESS);
+            assertThat(new HashSet<>(all)).as("no duplicate").hasSize(PROCESSES * PER_PROCESS);
+            assertThat(all.stream().mapToLong(Long::longValue).max().orElseThrow()).as("no gap").isEqualTo(PROCESSES * PER_PROCESS);
+        } finally {
+            children.forEach(ChildJvm::close);
+        }
+    }
+
+    @Test
+    void numberingInsideCreations_survivesKilledProcessesAndFailedCreations_withNoGap() throws Exception {
+        String name = newDispenser();
+        String cls = "KillInvoice" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        engine.session("admin").objectStore().defineClass(cls, c -> c.superclass("Document").int64("InvoiceNumber").bool("Fail"));
+        List<ChildJvm> steady = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                steady.add(ChildJvm.start(DispenserWorker.class, args(name, "create", cls, "60")));
+            }
+            for (int kill = 0; kill < 3; kill++) {
+                try (ChildJvm victim = ChildJvm.start(DispenserWorker.class, args(name, "create", cls, "-1"))) {
+                    victim.awaitLine("READY"::equals, STARTUP);
+                    int seen = kill;
+                    victim.awaitLine(l -> l.startsWith("CREATED") && victim.countLines(x -> x.startsWith("CREATED")) >= 8 + seen, RUN);
+                    victim.kill();
+                }
+            }
+            for (ChildJvm c : steady) {
+                c.awaitLine("DONE"::equals, RUN);
+            }
+        } finally {
+            steady.forEach(ChildJvm::close);
+        }
+        List<Long> numbers = numbersOf(cls);
+        assertThat(numbers).as("the steady processes alone committed 3 × 48").hasSizeGreaterThanOrEqualTo(3 * 48);
+        assertThat(numbers).as("exactly 1..N on the committed documents").isEqualTo(
+                java.util.stream.LongStream.rangeClosed(1, numbers.size()).boxed().toList());
+    }
+
+    /** The numbers on the committed documents, read with plain JDBC. */
+    private List<Long> numbersOf(String cls) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        List<Long> numbers = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+             PreparedStatement s = c.prepareStatement("SELECT prop_values FROM ts_object WHERE class_name = ?")) {
+            s.setString(1, cls);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    numbers.add(json.readTree(rs.getString(1)).get("InvoiceNumber").asLong());
+                }
+            }
+        }
+        numbers.sort(null);
+        return numbers;
+    }
+}
