@@ -14,11 +14,8 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.io.BufferedReader;
 import java.io.IOException;
-import java.io.InputStreamReader;
 import java.io.PrintStream;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -80,10 +77,7 @@ final class LocksCommand implements Callable<Integer> {
         try (ContentEngine engine = ContentEngine.open(config)) {
             RetryPolicy policy = engine.retryPolicies().get(policyName);
             if (childOf != null) {
-                BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-                System.out.println("READY");
-                System.out.flush();
-                stdin.readLine();
+                ChildProcess.readyAndWait();
                 runWorkers(engine, policy, childOf);
                 RetryMetrics m = policy.metrics();
                 System.out.println("RESULT " + m.attempts() + " " + m.totalWait().toMillis());
@@ -102,29 +96,24 @@ final class LocksCommand implements Callable<Integer> {
         out.printf("%d process(es) × %d workers × %d increments under the cooperative lock, policy '%s': %s%n",
                 processes, workers, increments, policy.name(), policy.config());
 
-        List<Process> children = new ArrayList<>();
+        List<ChildProcess> children = new ArrayList<>();
         for (int i = 1; i < processes; i++) {
             children.add(startChild(counter.getId()));
         }
-        List<BufferedReader> outputs = new ArrayList<>();
-        for (Process child : children) {
-            BufferedReader r = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
-            outputs.add(r);
-            awaitLine(r, "READY", child);
+        for (ChildProcess child : children) {
+            child.readUntil("READY");
         }
-        for (Process child : children) {
-            child.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
-            child.getOutputStream().flush();
+        for (ChildProcess child : children) {
+            child.go();
         }
         long start = System.nanoTime();
         runWorkers(engine, policy, counter.getId());
         long attempts = policy.metrics().attempts();
         long waitedMillis = policy.metrics().totalWait().toMillis();
         out.printf("  process %d (this one): %d attempts, waited %d ms%n", ProcessHandle.current().pid(), attempts, waitedMillis);
-        for (int i = 0; i < children.size(); i++) {
-            String[] result = awaitLine(outputs.get(i), "RESULT ", children.get(i)).split(" ");
-            children.get(i).waitFor(60, TimeUnit.SECONDS);
-            out.printf("  process %d: %s attempts, waited %s ms%n", children.get(i).pid(), result[1], result[2]);
+        for (ChildProcess child : children) {
+            String[] result = child.readUntil("RESULT ").split(" ");
+            out.printf("  process %d: %s attempts, waited %s ms%n", child.pid(), result[1], result[2]);
             attempts += Long.parseLong(result[1]);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
@@ -161,25 +150,15 @@ final class LocksCommand implements Callable<Integer> {
         }
     }
 
-    private Process startChild(UUID id) throws IOException {
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                "-cp", System.getProperty("java.class.path"), Main.class.getName(), "locks",
-                "--object", id.toString(), "--workers", "" + workers, "--increments", "" + increments,
-                "--policy", policyName, "--timeout", "" + timeoutSeconds));
+    private ChildProcess startChild(UUID id) throws IOException {
+        List<String> args = new ArrayList<>(List.of("locks", "--object", id.toString(), "--workers", "" + workers,
+                "--increments", "" + increments, "--policy", policyName, "--timeout", "" + timeoutSeconds));
         Path file = engineOptions.configFile();
         if (file != null) {
-            command.add("--config");
-            command.add(file.toAbsolutePath().toString());
+            args.add("--config");
+            args.add(file.toAbsolutePath().toString());
         }
-        return new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        return ChildProcess.start(args);
     }
 
-    private static String awaitLine(BufferedReader r, String prefix, Process child) throws IOException {
-        for (String line; (line = r.readLine()) != null; ) {
-            if (line.startsWith(prefix)) {
-                return line;
-            }
-        }
-        throw new IOException("child process " + child.pid() + " ended without printing " + prefix.trim());
-    }
 }
