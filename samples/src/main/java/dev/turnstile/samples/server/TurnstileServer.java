@@ -1,0 +1,176 @@
+package dev.turnstile.samples.server;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.NumberBlock;
+import io.javalin.Javalin;
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The samples' HTTP server: JSON over HTTP on localhost for workflows. Every {@code /api} request
+ * carries {@code Authorization: Bearer <token>}; errors are JSON {@code {"error", "code"}} with a
+ * status that says whose fault it is.
+ *
+ * <ul>
+ *   <li>{@code POST /api/dispensers/{name}/next} (optional {@code count}, in the query or a JSON body)
+ *   <li>{@code GET /api/dispensers/{name}}
+ * </ul>
+ */
+public final class TurnstileServer implements AutoCloseable {
+    /** Largest request body accepted; anything bigger is refused with 413 before it is read. */
+    public static final long MAX_BODY_BYTES = 64 * 1024;
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final String USER = "turnstile.user";
+
+    private final ContentEngine engine;
+    private final ServerUsers users;
+    private final Javalin app;
+
+    public TurnstileServer(ContentEngine engine, ServerUsers users) {
+        this.engine = engine;
+        this.users = users;
+        this.app = Javalin.create(config -> {
+            config.startup.showJavalinBanner = false;
+            config.http.maxRequestSize = MAX_BODY_BYTES;
+            config.routes.before("/api/*", this::authenticate);
+            config.routes.post("/api/dispensers/{name}/next", this::next);
+            config.routes.get("/api/dispensers/{name}", this::describe);
+            config.routes.exception(EngineRuntimeException.class, (e, ctx) -> error(ctx, statusOf(e), e.getMessage(),
+                    e.getExceptionCode().name()));
+            config.routes.exception(BadRequest.class, (e, ctx) -> error(ctx, HttpStatus.BAD_REQUEST, e.getMessage(), "BAD_REQUEST"));
+        });
+    }
+
+    /** Starts on 127.0.0.1; port 0 picks a free one. */
+    public TurnstileServer start(int port) {
+        app.start("127.0.0.1", port);
+        return this;
+    }
+
+    public int port() {
+        return app.port();
+    }
+
+    @Override
+    public void close() {
+        app.stop();
+    }
+
+    private static final class BadRequest extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        BadRequest(String message) {
+            super(message);
+        }
+    }
+
+    private void authenticate(Context ctx) {
+        String header = ctx.header("Authorization");
+        String token = header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : null;
+        ServerUsers.User user = users.authenticate(token).orElse(null);
+        if (user == null) {
+            error(ctx, HttpStatus.UNAUTHORIZED, "authentication required: send Authorization: Bearer <token>", "UNAUTHORIZED");
+            ctx.skipRemainingHandlers();
+            return;
+        }
+        ctx.attribute(USER, user);
+    }
+
+    private Dispenser dispenser(Context ctx) {
+        ServerUsers.User user = ctx.attribute(USER);
+        return engine.session(user.name(), user.roles()).dispensers().get(ctx.pathParam("name"));
+    }
+
+    private void next(Context ctx) {
+        int count = count(ctx);
+        Dispenser d = dispenser(ctx);
+        NumberBlock block = d.next(count);
+        List<String> formatted = new ArrayList<>();
+        for (long n = block.first(); n <= block.last() && formatted.size() < 1000; n++) {
+            formatted.add(d.format(n));
+        }
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("dispenser", d.name());
+        body.put("first", block.first());
+        body.put("last", block.last());
+        body.put("count", block.count());
+        body.put("formatted", formatted);
+        json(ctx, HttpStatus.OK, body);
+    }
+
+    /** From {@code ?count=} or a JSON body {@code {"count": n}}; 1 when neither. */
+    private static int count(Context ctx) {
+        String query = ctx.queryParam("count");
+        String body = ctx.body();
+        JsonNode value = null;
+        if (!body.isBlank()) {
+            JsonNode root;
+            try {
+                root = JSON.readTree(body);
+            } catch (JsonProcessingException e) {
+                throw new BadRequest("the body is not JSON: " + e.getOriginalMessage());
+            }
+            if (!root.isObject()) {
+                throw new BadRequest("the body must be a JSON object such as {\"count\": 3}");
+            }
+            value = root.get("count");
+        }
+        String text = query != null ? query : value != null ? value.asText() : "1";
+        if (value != null && query == null && !value.isIntegralNumber()) {
+            throw new BadRequest("count must be a whole number, not " + value);
+        }
+        try {
+            return Integer.parseInt(text.trim());
+        } catch (NumberFormatException e) {
+            throw new BadRequest("count must be a whole number, not \"" + text + "\"");
+        }
+    }
+
+    private void describe(Context ctx) {
+        Dispenser d = dispenser(ctx);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("dispenser", d.name());
+        body.put("current", d.current());
+        body.put("start", d.config().start());
+        body.put("format", d.config().format());
+        body.put("reset", d.config().reset().name());
+        body.put("register", d.config().register());
+        json(ctx, HttpStatus.OK, body);
+    }
+
+    private static HttpStatus statusOf(EngineRuntimeException e) {
+        return switch (e.getExceptionCode()) {
+            case E_OBJECT_NOT_FOUND, E_CLASS_NOT_FOUND -> HttpStatus.NOT_FOUND;
+            case E_BAD_VALUE, E_PROPERTY_NOT_DEFINED -> HttpStatus.BAD_REQUEST;
+            case E_ACCESS_DENIED -> HttpStatus.FORBIDDEN;
+            case E_OBJECT_LOCKED, E_OBJECT_MODIFIED -> HttpStatus.CONFLICT;
+            case E_RETRY_EXHAUSTED, E_DATABASE_UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
+            default -> HttpStatus.INTERNAL_SERVER_ERROR;
+        };
+    }
+
+    private static void error(Context ctx, HttpStatus status, String message, String code) {
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("error", message);
+        body.put("code", code);
+        json(ctx, status, body);
+    }
+
+    private static void json(Context ctx, HttpStatus status, Object body) {
+        try {
+            ctx.status(status).contentType("application/json").result(JSON.writeValueAsString(body));
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+}
