@@ -1,0 +1,305 @@
+package dev.turnstile.bench;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.DispenserStrategy;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineStatistics;
+import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
+import picocli.CommandLine.Option;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.Callable;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * Numbers per second for each dispenser strategy at 1, 4, 16 and 64 threads and with 4 processes,
+ * each beside the plain-JDBC floor measured in the same run: one {@code UPDATE counter SET n = n + 1;
+ * SELECT n; COMMIT} per number on a raw connection. Each cell runs for a fixed time.
+ */
+@Command(name = "dispensers", mixinStandardHelpOptions = true,
+        description = "Dispenser strategies against the plain-JDBC floor, by threads and with 4 processes.")
+final class DispenserBenchmark implements Callable<Integer> {
+    private static final String TABLE = "ts_bench_dispenser";
+
+    @Mixin
+    BenchDatabase database;
+
+    @Option(names = "--seconds", defaultValue = "3", description = "seconds per cell (default ${DEFAULT-VALUE})")
+    int seconds;
+
+    @Option(names = "--threads", split = ",", defaultValue = "1,4,16,64", description = "thread counts (default ${DEFAULT-VALUE})")
+    List<Integer> threadCounts;
+
+    @Option(names = "--processes", defaultValue = "4", description = "processes for the multi-process row; 0 skips it (default ${DEFAULT-VALUE})")
+    int processes;
+
+    @Option(names = "--child", hidden = true, description = "run as a child: take numbers with this strategy (FLOOR for JDBC)")
+    String child;
+
+    @Option(names = "--dispenser", hidden = true)
+    String dispenserName;
+
+    private static final List<String> COLUMNS = List.of("FLOOR", "FIRST_WRITER_WINS", "FEELING_UNLUCKY", "COOPERATIVE_LOCK",
+            "PESSIMISTIC", "COMBINING");
+
+    @Override
+    public Integer call() throws Exception {
+        if (child != null) {
+            return runChild();
+        }
+        createTable();
+        try (ContentEngine engine = ContentEngine.open(database.engineConfig(70))) {
+            System.out.printf(Locale.ROOT, "dispenser benchmark on %s, %d s per cell; numbers/s (statements per number)%n%n",
+                    database.url(), seconds);
+            System.out.println("| threads | " + String.join(" | ", COLUMNS) + " | COMBINING vs floor |");
+            System.out.println("|---" + "|---".repeat(COLUMNS.size() + 1) + "|");
+            for (int threads : threadCounts) {
+                List<String> cells = new ArrayList<>();
+                double floor = 0;
+                double combining = 0;
+                for (String column : COLUMNS) {
+                    double[] r = column.equals("FLOOR") ? floorCell(threads) : engineCell(engine, column, threads);
+                    cells.add(String.format(Locale.ROOT, "%,.0f (%.2f)", r[0], r[1]));
+                    if (column.equals("FLOOR")) {
+                        floor = r[0];
+                    } else if (column.equals("COMBINING")) {
+                        combining = r[0];
+                    }
+                }
+                System.out.printf(Locale.ROOT, "| %d | %s | %.1f× |%n", threads, String.join(" | ", cells), combining / floor);
+            }
+            if (processes > 0) {
+                List<String> cells = new ArrayList<>();
+                double floor = 0;
+                double combining = 0;
+                for (String column : COLUMNS) {
+                    double rate = processesCell(engine, column);
+                    cells.add(String.format(Locale.ROOT, "%,.0f", rate));
+                    if (column.equals("FLOOR")) {
+                        floor = rate;
+                    } else if (column.equals("COMBINING")) {
+                        combining = rate;
+                    }
+                }
+                System.out.printf(Locale.ROOT, "| %d processes × 4 threads | %s | %.1f× |%n", processes, String.join(" | ", cells),
+                        combining / floor);
+            }
+        }
+        return 0;
+    }
+
+    private static DispenserConfig settings(String column) {
+        return switch (column) {
+            case "FEELING_UNLUCKY" -> DispenserConfig.builder().strategy(DispenserStrategy.FIRST_WRITER_WINS).feelingUnlucky(true).build();
+            default -> DispenserConfig.builder().strategy(DispenserStrategy.valueOf(column)).build();
+        };
+    }
+
+    private String newDispenser(ContentEngine engine) {
+        String name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
+        engine.session("bench", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().create(name, DispenserConfig.ofDefaults());
+        return name;
+    }
+
+    /** {numbers per second, statements per number} for one strategy on a fresh dispenser. */
+    private double[] engineCell(ContentEngine engine, String column, int threads) throws Exception {
+        String name = newDispenser(engine);
+        List<Dispenser> perThread = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            perThread.add(engine.session("bench" + t).dispensers().get(name, settings(column)));
+        }
+        runFor(threads, t -> perThread.get(t)::next, Math.max(1, seconds / 2)); // warm-up: JIT, caches, remembered USNs
+        EngineStatistics before = engine.statistics();
+        long[] counts = runFor(threads, t -> perThread.get(t)::next, seconds);
+        long total = counts[0];
+        double statements = (double) engine.statistics().since(before).statements() / Math.max(1, total);
+        return new double[] {total / (counts[1] / 1e9), statements};
+    }
+
+    private double[] floorCell(int threads) throws Exception {
+        int row = newRow();
+        List<Connection> connections = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            connections.add(database.connect());
+        }
+        try {
+            runFor(threads, t -> () -> floorIncrement(connections.get(t), row), Math.max(1, seconds / 2));
+            long[] counts = runFor(threads, t -> () -> floorIncrement(connections.get(t), row), seconds);
+            return new double[] {counts[0] / (counts[1] / 1e9), 2};
+        } finally {
+            for (Connection c : connections) {
+                c.close();
+            }
+        }
+    }
+
+    private static long floorIncrement(Connection c, int row) throws Exception {
+        try (PreparedStatement up = c.prepareStatement("UPDATE " + TABLE + " SET n = n + 1 WHERE id = ?");
+             PreparedStatement read = c.prepareStatement("SELECT n FROM " + TABLE + " WHERE id = ?")) {
+            up.setInt(1, row);
+            up.executeUpdate();
+            read.setInt(1, row);
+            try (ResultSet rs = read.executeQuery()) {
+                rs.next();
+                long n = rs.getLong(1);
+                c.commit();
+                return n;
+            }
+        }
+    }
+
+    private interface Taker {
+        long take() throws Exception;
+    }
+
+    private interface TakerFactory {
+        Taker create(int thread);
+    }
+
+    /** Runs every thread's taker for {@code seconds}; returns {numbers taken, nanoseconds}. */
+    private static long[] runFor(int threads, TakerFactory factory, int seconds) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        AtomicBoolean stop = new AtomicBoolean();
+        CountDownLatch go = new CountDownLatch(1);
+        try {
+            List<Future<Long>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                Taker taker = factory.create(t);
+                futures.add(pool.submit(() -> {
+                    go.await();
+                    long n = 0;
+                    while (!stop.get()) {
+                        taker.take();
+                        n++;
+                    }
+                    return n;
+                }));
+            }
+            long start = System.nanoTime();
+            go.countDown();
+            Thread.sleep(seconds * 1000L); // the benchmark's measuring window, not a wait for a condition
+            stop.set(true);
+            long total = 0;
+            for (Future<Long> f : futures) {
+                total += f.get(5, TimeUnit.MINUTES);
+            }
+            return new long[] {total, System.nanoTime() - start};
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** Numbers per second of {@link #processes} child JVMs with 4 threads each, started together. */
+    private double processesCell(ContentEngine engine, String column) throws Exception {
+        String name = column.equals("FLOOR") ? "" + newRow() : newDispenser(engine);
+        List<Process> children = new ArrayList<>();
+        List<BufferedReader> outputs = new ArrayList<>();
+        for (int i = 0; i < processes; i++) {
+            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+                    "-cp", System.getProperty("java.class.path"), Bench.class.getName(), "dispensers", "--child", column,
+                    "--dispenser", name, "--seconds", "" + seconds, "--url", database.url(), "--user", database.user(),
+                    "--password", database.password()));
+            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
+            children.add(p);
+            outputs.add(new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)));
+        }
+        for (BufferedReader out : outputs) {
+            expect(out, "READY");
+        }
+        for (Process p : children) {
+            p.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
+            p.getOutputStream().flush();
+        }
+        double rate = 0;
+        for (BufferedReader out : outputs) {
+            rate += Double.parseDouble(expect(out, "RATE ").substring(5));
+        }
+        for (Process p : children) {
+            p.waitFor(60, TimeUnit.SECONDS);
+        }
+        return rate;
+    }
+
+    private static String expect(BufferedReader out, String prefix) throws Exception {
+        for (String line; (line = out.readLine()) != null; ) {
+            if (line.startsWith(prefix)) {
+                return line;
+            }
+        }
+        throw new IllegalStateException("a child ended without " + prefix.trim());
+    }
+
+    private int runChild() throws Exception {
+        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        if (child.equals("FLOOR")) {
+            int row = Integer.parseInt(dispenserName);
+            List<Connection> connections = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                connections.add(database.connect());
+            }
+            System.out.println("READY");
+            System.out.flush();
+            stdin.readLine();
+            long[] counts = runFor(4, t -> () -> floorIncrement(connections.get(t), row), seconds);
+            System.out.println("RATE " + counts[0] / (counts[1] / 1e9));
+            for (Connection c : connections) {
+                c.close();
+            }
+            return 0;
+        }
+        try (ContentEngine engine = ContentEngine.open(database.engineConfig(6))) {
+            List<Dispenser> perThread = new ArrayList<>();
+            for (int t = 0; t < 4; t++) {
+                perThread.add(engine.session("child" + t).dispensers().get(dispenserName, settings(child)));
+            }
+            perThread.get(0).next();
+            System.out.println("READY");
+            System.out.flush();
+            stdin.readLine();
+            long[] counts = runFor(4, t -> perThread.get(t)::next, seconds);
+            System.out.println("RATE " + counts[0] / (counts[1] / 1e9));
+        }
+        return 0;
+    }
+
+    private void createTable() throws Exception {
+        try (Connection c = database.connect(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + TABLE);
+            s.execute("CREATE TABLE " + TABLE + " (id INT PRIMARY KEY, n BIGINT NOT NULL)");
+            c.commit();
+        }
+    }
+
+    private int nextRow;
+
+    private int newRow() throws Exception {
+        int row = ++nextRow;
+        try (Connection c = database.connect();
+             PreparedStatement s = c.prepareStatement("INSERT INTO " + TABLE + " (id, n) VALUES (?, 0)")) {
+            s.setInt(1, row);
+            s.executeUpdate();
+            c.commit();
+        }
+        return row;
+    }
+}
