@@ -68,7 +68,9 @@ final class DispenserBenchmark implements Callable<Integer> {
             return runChild();
         }
         createTable();
-        try (ContentEngine engine = ContentEngine.open(database.engineConfig(70))) {
+        // A bounded pool: the floor's 64 raw connections and this pool must fit under PostgreSQL's
+        // default max_connections of 100.
+        try (ContentEngine engine = ContentEngine.open(database.engineConfig(24))) {
             System.out.printf(Locale.ROOT, "dispenser benchmark on %s, %d s per cell; numbers/s (statements per number)%n%n",
                     database.url(), seconds);
             System.out.println("| threads | " + String.join(" | ", COLUMNS) + " | COMBINING vs floor |");

@@ -39,6 +39,7 @@ public interface Dispenser {
     /**
      * Numbers every new object of {@code className} in its {@code propertyName} (an Int64 or String
      * property) inside the transaction that creates it: a creation that rolls back consumes no number.
+     * Installed for this engine; calling it again for the same class and property does nothing.
      */
     void numberOnCreate(String className, String propertyName);
 

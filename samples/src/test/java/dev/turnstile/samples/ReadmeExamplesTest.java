@@ -2,14 +2,20 @@ package dev.turnstile.samples;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.Dispensers;
 import dev.turnstile.api.Document;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.Locking;
+import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.RegisterReport;
+import dev.turnstile.api.ResetPeriod;
 import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.api.RetryPolicyConfig;
 import dev.turnstile.api.UpdatingBatch;
@@ -17,6 +23,7 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -104,6 +111,24 @@ class ReadmeExamplesTest {
             // endregion
             assertThat(number).isEqualTo(1L);
             assertThat(counter.isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void dispensers() {
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            // region dispensers
+            Dispensers admin = engine.session("carol", Set.of("dispenser-admin")).dispensers();
+            admin.create("invoice", DispenserConfig.builder().format("INV-{yyyy}-{seq:6}").reset(ResetPeriod.YEARLY).build());
+
+            Dispenser invoices = engine.session("workflow-7").dispensers().get("invoice");   // COMBINING by default
+            String number = invoices.nextFormatted();         // e.g. "INV-2026-000001"
+            NumberBlock block = invoices.next(10);            // ten contiguous numbers, one round trip
+            RegisterReport audit = invoices.report();         // every number issued or voided, none missing
+            // endregion
+            assertThat(number).matches("INV-\\d{4}-\\d{6}");
+            assertThat(block.count()).isEqualTo(10);
+            assertThat(audit.isComplete()).isTrue();
         }
     }
 

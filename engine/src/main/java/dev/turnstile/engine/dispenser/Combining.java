@@ -2,6 +2,7 @@ package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
@@ -47,14 +48,19 @@ final class Combining {
         this.clock = clock;
     }
 
-    /** Takes numbers for {@code user}, who is recorded in the register for them even when another thread saves. */
+    /**
+     * Takes numbers for {@code user}, who is recorded in the register for them even when another
+     * thread saves. The request is queued first; then whoever can take the leader lock drains the
+     * queue batch after batch until it is empty, and re-checks it after letting go, so a request
+     * queued while a leader was finishing is never stranded. Callers that are not leaders wait
+     * for their own result instead of queueing on the lock.
+     */
     Series.Taken take(int count, String user) {
         Request mine = new Request(count, user, new CompletableFuture<>());
         queue.add(mine);
-        while (!mine.result().isDone()) {
-            leader.lock();
+        while (!queue.isEmpty() && leader.tryLock()) {
             try {
-                if (!mine.result().isDone()) {
+                while (!queue.isEmpty()) {
                     serveQueue();
                 }
             } finally {
@@ -66,7 +72,7 @@ final class Combining {
         } catch (ExecutionException e) {
             throw (RuntimeException) e.getCause();
         } catch (InterruptedException e) {
-            throw new IllegalStateException("a completed future cannot be interrupted", e);
+            throw EngineRuntimeException.interrupted("waiting for a combined block of numbers", e);
         }
     }
 

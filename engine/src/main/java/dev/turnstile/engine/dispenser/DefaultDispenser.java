@@ -147,6 +147,9 @@ final class DefaultDispenser implements Dispenser {
             throw EngineRuntimeException.badValue(className, null, propertyName, target.type(),
                     "a dispenser numbers Int64 or String properties");
         }
+        if (!services.firstNumbering(className, propertyName)) {
+            return; // already numbered in this engine
+        }
         os.addChangePreprocessor(className, change -> {
             if (change.action() == ChangeContext.Action.CREATE) {
                 numberInTransaction(change, propertyName, target.type());

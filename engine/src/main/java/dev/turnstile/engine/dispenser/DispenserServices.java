@@ -45,6 +45,7 @@ public final class DispenserServices {
     private final Map<String, DefaultDispenser> instances = new ConcurrentHashMap<>();
     private final Map<String, Lock> localGates = new ConcurrentHashMap<>();
     private final Map<String, Combining> combiners = new ConcurrentHashMap<>();
+    private final Set<String> numbering = ConcurrentHashMap.newKeySet();
 
     public DispenserServices(ObjectStoreServices objects, Database database, RetryPolicies retryPolicies,
                              Map<String, DispenserConfig> configured, String adminRole) {
@@ -78,6 +79,11 @@ public final class DispenserServices {
     /** One fair in-JVM queue per dispenser, shared by every session of this engine. */
     Lock localGate(String name) {
         return localGates.computeIfAbsent(name, n -> new ReentrantLock(true));
+    }
+
+    /** Whether {@code numberOnCreate} for this class and property is new in this engine (installing it twice would take two numbers). */
+    boolean firstNumbering(String className, String propertyName) {
+        return numbering.add(className + '\u0000' + propertyName);
     }
 
     /** One combiner per dispenser in this engine, so that all its callers share blocks. */

@@ -110,5 +110,47 @@ class EngineConfigFileTest {
         assertThat(reference.connectionTimeout()).isEqualTo(defaults.connectionTimeout());
         assertThat(reference.lockBreakerRole()).isEqualTo(defaults.lockBreakerRole());
         assertThat(reference.retryPolicies()).isEqualTo(defaults.retryPolicies());
+        assertThat(reference.dispenserAdminRole()).isEqualTo(defaults.dispenserAdminRole());
+        assertThat(reference.dispensers()).isEqualTo(defaults.dispensers());
+    }
+
+    @Test
+    void dispensersSection_readsEveryKey_andNamesBadValues() throws IOException {
+        Path file = write("""
+                dispensers:
+                  adminRole: numbering-admin
+                  series:
+                    invoice:
+                      strategy: pessimistic
+                      feelingUnlucky: false
+                      start: 1000
+                      format: "INV-{yyyy}-{seq:6}"
+                      reset: yearly
+                      retryPolicy: patient
+                      lockTimeoutSeconds: 12
+                      register: true
+                      maxBlock: 50
+                """);
+        EngineConfig config = EngineConfigFile.read(file);
+        assertThat(config.dispenserAdminRole()).isEqualTo("numbering-admin");
+        var invoice = config.dispensers().get("invoice");
+        assertThat(invoice.strategy()).isEqualTo(dev.turnstile.api.DispenserStrategy.PESSIMISTIC);
+        assertThat(invoice.start()).isEqualTo(1000);
+        assertThat(invoice.format()).isEqualTo("INV-{yyyy}-{seq:6}");
+        assertThat(invoice.reset()).isEqualTo(dev.turnstile.api.ResetPeriod.YEARLY);
+        assertThat(invoice.retryPolicy()).isEqualTo("patient");
+        assertThat(invoice.lockTimeoutSeconds()).isEqualTo(12);
+        assertThat(invoice.register()).isTrue();
+        assertThat(invoice.maxBlock()).isEqualTo(50);
+
+        Path strategy = write("dispensers:\n  series:\n    x:\n      strategy: fastest\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(strategy)).hasMessage("E_CONFIG_INVALID: " + strategy
+                + ": dispensers.series.x.strategy = \"fastest\": must be one of [COOPERATIVE_LOCK, FIRST_WRITER_WINS, PESSIMISTIC, COMBINING]");
+        Path key = write("dispensers:\n  series:\n    x:\n      strat: COMBINING\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(key)).hasMessageStartingWith("E_CONFIG_INVALID: " + key
+                + ": dispensers.series.x.strat = \"COMBINING\": unknown key");
+        Path start = write("dispensers:\n  series:\n    x:\n      start: -5\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(start)).hasMessageContaining("dispensers.series.x.start = \"-5\"")
+                .hasMessageContaining("must be zero or more");
     }
 }
