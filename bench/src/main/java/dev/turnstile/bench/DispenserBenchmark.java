@@ -50,6 +50,9 @@ final class DispenserBenchmark implements Callable<Integer> {
     @Option(names = "--threads", split = ",", defaultValue = "1,4,16,64", description = "thread counts (default ${DEFAULT-VALUE})")
     List<Integer> threadCounts;
 
+    @Option(names = "--rounds", defaultValue = "3", description = "rounds per thread count; the median is shown (default ${DEFAULT-VALUE})")
+    int rounds;
+
     @Option(names = "--processes", defaultValue = "4", description = "processes for the multi-process row; 0 skips it (default ${DEFAULT-VALUE})")
     int processes;
 
@@ -71,20 +74,32 @@ final class DispenserBenchmark implements Callable<Integer> {
         // A bounded pool: the floor's 64 raw connections and this pool must fit under PostgreSQL's
         // default max_connections of 100.
         try (ContentEngine engine = ContentEngine.open(database.engineConfig(24))) {
-            System.out.printf(Locale.ROOT, "dispenser benchmark on %s, %d s per cell; numbers/s (statements per number)%n%n",
-                    database.url(), seconds);
+            System.out.printf(Locale.ROOT, "dispenser benchmark on %s, %d s per cell, median of %d rounds;"
+                    + " numbers/s (statements per number)%n%n", database.url(), seconds, rounds);
             System.out.println("| threads | " + String.join(" | ", COLUMNS) + " | COMBINING vs floor |");
             System.out.println("|---" + "|---".repeat(COLUMNS.size() + 1) + "|");
             for (int threads : threadCounts) {
+                // Rounds interleave the columns, so drift on a noisy machine hits them alike; each
+                // cell shows its median round.
+                List<List<double[]>> byColumn = new ArrayList<>();
+                COLUMNS.forEach(c -> byColumn.add(new ArrayList<>()));
+                for (int round = 0; round < rounds; round++) {
+                    for (int i = 0; i < COLUMNS.size(); i++) {
+                        String column = COLUMNS.get(i);
+                        byColumn.get(i).add(column.equals("FLOOR") ? floorCell(threads) : engineCell(engine, column, threads));
+                    }
+                }
                 List<String> cells = new ArrayList<>();
                 double floor = 0;
                 double combining = 0;
-                for (String column : COLUMNS) {
-                    double[] r = column.equals("FLOOR") ? floorCell(threads) : engineCell(engine, column, threads);
+                for (int i = 0; i < COLUMNS.size(); i++) {
+                    List<double[]> runs = new ArrayList<>(byColumn.get(i));
+                    runs.sort(java.util.Comparator.comparingDouble(r -> r[0]));
+                    double[] r = runs.get(runs.size() / 2);
                     cells.add(String.format(Locale.ROOT, "%,.0f (%.2f)", r[0], r[1]));
-                    if (column.equals("FLOOR")) {
+                    if (COLUMNS.get(i).equals("FLOOR")) {
                         floor = r[0];
-                    } else if (column.equals("COMBINING")) {
+                    } else if (COLUMNS.get(i).equals("COMBINING")) {
                         combining = r[0];
                     }
                 }
