@@ -17,7 +17,6 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -62,6 +61,8 @@ final class DispenserBenchmark implements Callable<Integer> {
     @Option(names = "--dispenser", hidden = true)
     String dispenserName;
 
+    private CounterTable table;
+
     private static final List<String> COLUMNS = List.of("FLOOR", "FIRST_WRITER_WINS", "FEELING_UNLUCKY", "COOPERATIVE_LOCK",
             "PESSIMISTIC", "COMBINING");
 
@@ -70,7 +71,7 @@ final class DispenserBenchmark implements Callable<Integer> {
         if (child != null) {
             return runChild();
         }
-        createTable();
+        table = new CounterTable(database, TABLE);
         // A bounded pool: the floor's 64 raw connections and this pool must fit under PostgreSQL's
         // default max_connections of 100.
         try (ContentEngine engine = ContentEngine.open(database.engineConfig(24))) {
@@ -154,7 +155,7 @@ final class DispenserBenchmark implements Callable<Integer> {
     }
 
     private double[] floorCell(int threads) throws Exception {
-        int row = newRow();
+        int row = table.newRow();
         List<Connection> connections = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             connections.add(database.connect());
@@ -228,7 +229,7 @@ final class DispenserBenchmark implements Callable<Integer> {
 
     /** Numbers per second of {@link #processes} child JVMs with 4 threads each, started together. */
     private double processesCell(ContentEngine engine, String column) throws Exception {
-        String name = column.equals("FLOOR") ? "" + newRow() : newDispenser(engine);
+        String name = column.equals("FLOOR") ? "" + table.newRow() : newDispenser(engine);
         List<Process> children = new ArrayList<>();
         List<BufferedReader> outputs = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
@@ -297,26 +298,5 @@ final class DispenserBenchmark implements Callable<Integer> {
             System.out.println("RATE " + counts[0] / (counts[1] / 1e9));
         }
         return 0;
-    }
-
-    private void createTable() throws Exception {
-        try (Connection c = database.connect(); Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS " + TABLE);
-            s.execute("CREATE TABLE " + TABLE + " (id INT PRIMARY KEY, n BIGINT NOT NULL)");
-            c.commit();
-        }
-    }
-
-    private int nextRow;
-
-    private int newRow() throws Exception {
-        int row = ++nextRow;
-        try (Connection c = database.connect();
-             PreparedStatement s = c.prepareStatement("INSERT INTO " + TABLE + " (id, n) VALUES (?, 0)")) {
-            s.setInt(1, row);
-            s.executeUpdate();
-            c.commit();
-        }
-        return row;
     }
 }

@@ -20,13 +20,11 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * Increments of a counter, four ways, on the same database in one run: the plain-JDBC floor (one
@@ -56,12 +54,12 @@ final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer
     @Option(names = "--rounds", defaultValue = "5", description = "rounds per scenario; the median is reported (default ${DEFAULT-VALUE})")
     int rounds;
 
-    private final AtomicInteger nextRow = new AtomicInteger();
+    private CounterTable table;
     private ContentEngine engine;
 
     @Override
     public Integer call() throws Exception {
-        createTable();
+        table = new CounterTable(database, TABLE);
         EngineConfig config = EngineConfig.from(database.engineConfig(threads + 2))
                 .retryPolicy(LOCK_POLICY, RetryPolicyConfig.builder().maxAttempts(1_000_000)
                         .waitDuration(Duration.ofMillis(1)).enableRandomizedWait(true).randomizedWaitFactor(0.5).build())
@@ -140,12 +138,12 @@ final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer
 
     private Scenario.Result jdbcScenario(String name, int threadCount, boolean shareRow, String statements,
                                          JdbcIncrement increment) throws Exception {
-        int sharedRow = newRow();
+        int sharedRow = table.newRow();
         int perThread = ops / threadCount;
         int warmup = Math.max(10, perThread / 10);
         List<Integer> rows = new ArrayList<>();
         long[] timing = Scenario.run(threadCount, perThread, warmup, thread -> {
-            int row = shareRow ? sharedRow : newRow();
+            int row = shareRow ? sharedRow : table.newRow();
             synchronized (rows) {
                 if (!rows.contains(row)) {
                     rows.add(row);
@@ -310,27 +308,6 @@ final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer
         o.getProperties().putValue("N", 0L);
         o.save(RefreshMode.REFRESH);
         return o.getId();
-    }
-
-    // --- table ---
-
-    private void createTable() throws SQLException {
-        try (Connection c = database.connect(); Statement s = c.createStatement()) {
-            s.execute("DROP TABLE IF EXISTS " + TABLE);
-            s.execute("CREATE TABLE " + TABLE + " (id INT PRIMARY KEY, n BIGINT NOT NULL)");
-            c.commit();
-        }
-    }
-
-    private int newRow() throws SQLException {
-        int row = nextRow.incrementAndGet();
-        try (Connection c = database.connect();
-             PreparedStatement s = c.prepareStatement("INSERT INTO " + TABLE + " (id, n) VALUES (?, 0)")) {
-            s.setInt(1, row);
-            s.executeUpdate();
-            c.commit();
-        }
-        return row;
     }
 
     private long readRow(int row) throws SQLException {

@@ -23,6 +23,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -76,11 +77,30 @@ public final class Database implements AutoCloseable {
         // re-evaluates the WHERE clause against it under READ COMMITTED.
         hikari.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         hikari.setInitializationFailTimeout(config.connectionTimeout().toMillis());
+        long deadline = System.nanoTime() + 3 * config.connectionTimeout().toNanos();
+        while (true) {
+            try {
+                return new HikariDataSource(hikari);
+            } catch (RuntimeException e) {
+                // Several processes opening one new H2 file at once: the losers see the winner's
+                // fresh lock file until its AUTO_SERVER is up. Try again, briefly.
+                String why = rootMessage(e);
+                if (why != null && why.contains("Lock file recently modified") && System.nanoTime() < deadline) {
+                    log.info("Opening {}: {}; trying again", config.jdbcUrl(), why);
+                    pause(100 + ThreadLocalRandom.current().nextInt(200));
+                    continue;
+                }
+                throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                        "Cannot connect to " + config.jdbcUrl() + " as " + config.username() + ": " + why, e);
+            }
+        }
+    }
+
+    private static void pause(long millis) {
         try {
-            return new HikariDataSource(hikari);
-        } catch (RuntimeException e) {
-            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
-                    "Cannot connect to " + config.jdbcUrl() + " as " + config.username() + ": " + rootMessage(e), e);
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            throw EngineRuntimeException.interrupted("waiting to open the database", e);
         }
     }
 
