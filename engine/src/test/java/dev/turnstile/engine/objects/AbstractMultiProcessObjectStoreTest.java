@@ -157,6 +157,9 @@ public abstract class AbstractMultiProcessObjectStoreTest {
             startTogether(children);
             for (ChildJvm child : children) {
                 child.awaitLine("OPENED"::equals, RUN);
+            }
+            for (ChildJvm child : children) {
+                child.send("EXIT");
                 assertThat(child.awaitExit(STARTUP)).isZero();
             }
             try (ContentEngine check = ContentEngine.open(fresh)) {

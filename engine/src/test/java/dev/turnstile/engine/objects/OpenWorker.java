@@ -7,17 +7,25 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 
-/** A child process that waits for GO, then opens an engine (creating the schema if it must) and defines a class. */
+/**
+ * A child process that waits for GO, then opens an engine (creating the schema if it must),
+ * defines a class, prints OPENED, and keeps the engine open until told to exit — with H2's
+ * AUTO_SERVER the first process serves the file to the others, and its exit would cut their
+ * in-flight transactions, which is not what this worker is about.
+ */
 public final class OpenWorker {
     public static void main(String[] args) throws Exception {
         EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2])
                 .maxPoolSize(2).build();
         System.out.println("READY");
         System.out.flush();
-        new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+        BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        stdin.readLine();
         try (ContentEngine engine = ContentEngine.open(config)) {
             engine.session("opener").objectStore().defineClass(args[3], c -> c.integer32("Counter"));
             System.out.println("OPENED");
+            System.out.flush();
+            stdin.readLine();
         }
     }
 }
