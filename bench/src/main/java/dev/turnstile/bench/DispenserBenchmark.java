@@ -275,6 +275,7 @@ final class DispenserBenchmark implements Callable<Integer> {
             for (int t = 0; t < 4; t++) {
                 connections.add(database.connect());
             }
+            runFor(4, t -> () -> floorIncrement(connections.get(t), row), Math.max(1, seconds / 2)); // warm-up
             System.out.println("READY");
             System.out.flush();
             stdin.readLine();
@@ -290,7 +291,7 @@ final class DispenserBenchmark implements Callable<Integer> {
             for (int t = 0; t < 4; t++) {
                 perThread.add(engine.session("child" + t).dispensers().get(dispenserName, settings(child)));
             }
-            perThread.get(0).next();
+            runFor(4, t -> perThread.get(t)::next, Math.max(1, seconds / 2)); // warm-up: a cold JVM is not what we measure
             System.out.println("READY");
             System.out.flush();
             stdin.readLine();
