@@ -41,6 +41,8 @@ public final class Database implements AutoCloseable {
     private final StatementCounter counter = new StatementCounter();
     private final Clock clock;
     private final String productName;
+    /** Transactions the current thread has open on this database (a thread holding a connection). */
+    private final ThreadLocal<int[]> openTransactions = ThreadLocal.withInitial(() -> new int[1]);
 
     public Database(EngineConfig config, List<Class<?>> entities) {
         this.dataSource = openPool(config);
@@ -57,7 +59,9 @@ public final class Database implements AutoCloseable {
                     .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, false);
             this.sessionFactory = hibernate.createEntityManagerFactory();
             SchemaInstaller.awaitValidSchema(sessionFactory, config.jdbcUrl());
-            this.clock = config.clock() != null ? config.clock() : new DatabaseClock(dataSource, productName);
+            this.clock = config.clock() != null ? config.clock()
+                    : new DatabaseClock(dataSource, productName, () -> openTransactions.get()[0] == 0,
+                    DatabaseClock.RESYNC_INTERVAL);
         } catch (RuntimeException e) {
             dataSource.close();
             throw translate(e, "opening " + config.jdbcUrl());
@@ -118,6 +122,8 @@ public final class Database implements AutoCloseable {
      * exceptions pass through; anything else becomes {@link ExceptionCode#E_DATABASE_UNAVAILABLE}.
      */
     public <T> T inTransaction(Supplier<String> what, Function<StatelessSession, T> work) {
+        int[] open = openTransactions.get();
+        open[0]++;
         try (StatelessSession session = sessionFactory.openStatelessSession()) {
             Transaction tx = session.beginTransaction();
             try {
@@ -138,6 +144,8 @@ public final class Database implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             throw translate(e, what.get());
+        } finally {
+            open[0]--;
         }
     }
 

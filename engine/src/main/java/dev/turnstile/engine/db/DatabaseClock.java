@@ -13,6 +13,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.function.BooleanSupplier;
 
 /**
  * The database server's clock, read through an offset to the local clock that is re-measured every
@@ -24,13 +25,22 @@ final class DatabaseClock extends Clock {
     static final Duration RESYNC_INTERVAL = Duration.ofSeconds(30);
 
     private final DataSource dataSource;
+    private final BooleanSupplier mayResync;
+    private final Duration resyncInterval;
     private final String nowQuery;
     private final Clock local = Clock.systemUTC();
     private volatile long offsetNanos;
     private volatile long syncedAtNanos;
 
-    DatabaseClock(DataSource dataSource, String productName) {
+    /**
+     * {@code mayResync} says whether the calling thread may borrow a connection now: a thread that
+     * already holds one (inside a transaction) must not, or a full pool would wait on itself. It
+     * then reads the clock through the last offset, which is at most one interval old.
+     */
+    DatabaseClock(DataSource dataSource, String productName, BooleanSupplier mayResync, Duration resyncInterval) {
         this.dataSource = dataSource;
+        this.mayResync = mayResync;
+        this.resyncInterval = resyncInterval;
         this.nowQuery = nowQuery(productName);
         resync();
     }
@@ -75,9 +85,9 @@ final class DatabaseClock extends Clock {
 
     @Override
     public Instant instant() {
-        if (System.nanoTime() - syncedAtNanos > RESYNC_INTERVAL.toNanos()) {
+        if (System.nanoTime() - syncedAtNanos > resyncInterval.toNanos() && mayResync.getAsBoolean()) {
             synchronized (this) {
-                if (System.nanoTime() - syncedAtNanos > RESYNC_INTERVAL.toNanos()) {
+                if (System.nanoTime() - syncedAtNanos > resyncInterval.toNanos()) {
                     resync();
                 }
             }

@@ -87,7 +87,8 @@ final class ObjectPersistence {
      * with the same locked-update primitive saves use.
      */
     <T> T inTransaction(Supplier<String> what, LockRules.Actor actor, Function<ObjectTransaction, T> work) {
-        return database.inTransaction(what, session -> work.apply(new Transaction(session, actor, database.now())));
+        Instant now = database.now(); // before taking a connection: reading the clock may need one
+        return database.inTransaction(what, session -> work.apply(new Transaction(session, actor, now)));
     }
 
     private ObjectState write(Transaction tx, DefaultIndependentObject o) {
