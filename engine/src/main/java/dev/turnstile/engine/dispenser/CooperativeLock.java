@@ -8,7 +8,6 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RetryPolicy;
 
 import java.time.Instant;
-import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.locks.Lock;
 import java.util.function.Supplier;
@@ -60,14 +59,8 @@ final class CooperativeLock implements Strategy {
         // strategy got in while we held the advisory lock); withLock has unlocked by then.
         return policy.call(() -> {
             CustomObject counter = os.getCustomObject(Dispenser.CLASS_NAME, id);
-            return Locking.withLock(counter, timeoutSeconds, owner, policy, locked -> {
-                Map<String, Object> values = locked.getProperties().toMap();
-                Series.Taken taken = Series.take(values, count, clock.get());
-                locked.getProperties().putValue(Series.COUNTER, values.get(Series.COUNTER));
-                locked.getProperties().putValue(Series.PERIOD, values.get(Series.PERIOD));
-                locked.getProperties().putValue(Series.ADMIN_ACTION, null);
-                return taken;
-            });
+            return Locking.withLock(counter, timeoutSeconds, owner, policy,
+                    locked -> Series.take(locked.getProperties(), count, clock.get()));
         });
     }
 }

@@ -152,26 +152,19 @@ public final class DispenserServices {
             o.getProperties().putValue(Series.REGISTER, config.register());
             o.save(RefreshMode.REFRESH);
         } catch (EngineRuntimeException e) {
-            if (!exists(os, id)) {
+            // Created before (or by another process just now): its series settings must agree.
+            CustomObject stored;
+            try {
+                stored = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
+            } catch (EngineRuntimeException notThere) {
                 throw e;
             }
-            // Created before (or by another process just now): its series settings must agree.
-            checkSameSeries(os, name, config);
+            checkSameSeries(stored, name, config);
         }
         return get(name, user, true, config);
     }
 
-    private static boolean exists(ObjectStore os, UUID id) {
-        try {
-            os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.of(Series.NAME));
-            return true;
-        } catch (EngineRuntimeException e) {
-            return false;
-        }
-    }
-
-    private static void checkSameSeries(ObjectStore os, String name, DispenserConfig config) {
-        CustomObject stored = os.fetchCustomObject(Dispenser.CLASS_NAME, idOf(name), PropertyFilter.ALL);
+    private static void checkSameSeries(CustomObject stored, String name, DispenserConfig config) {
         var p = stored.getProperties();
         String storedSeries = "start=" + p.getInt64Value(Series.START) + ", format=" + p.getStringValue(Series.FORMAT)
                 + ", reset=" + p.getStringValue(Series.RESET) + ", register=" + Boolean.TRUE.equals(p.getBooleanValue(Series.REGISTER));

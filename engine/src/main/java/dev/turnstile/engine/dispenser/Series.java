@@ -1,6 +1,7 @@
 package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.NumberBlock;
+import dev.turnstile.api.Properties;
 import dev.turnstile.api.ResetPeriod;
 
 import java.time.Instant;
@@ -48,6 +49,16 @@ final class Series {
     static long current(Map<String, Object> values, Instant now) {
         String period = periodKey(reset(values), now);
         return period.equals(values.get(PERIOD)) ? (Long) values.get(COUNTER) : (Long) values.get(START) - 1;
+    }
+
+    /** Takes {@code count} numbers on an instance holding the counter: its changed values become pending. */
+    static Taken take(Properties properties, int count, Instant now) {
+        Map<String, Object> values = properties.toMap();
+        Taken taken = take(values, count, now);
+        for (String changed : new String[] {COUNTER, PERIOD, ADMIN_ACTION}) {
+            properties.putValue(changed, values.get(changed));
+        }
+        return taken;
     }
 
     /** Takes {@code count} numbers: changes {@code values} in place and says which numbers they are. */

@@ -6,7 +6,6 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.RefreshMode;
 
 import java.time.Instant;
-import java.util.Map;
 
 /** How numbers reach the counter; one implementation per {@link dev.turnstile.api.DispenserStrategy}. */
 interface Strategy {
@@ -18,11 +17,7 @@ interface Strategy {
      * again before the failure goes back to the retry policy, so the next attempt starts fresh.
      */
     static Series.Taken saveIncrement(CustomObject o, int count, Instant now) {
-        Map<String, Object> values = o.getProperties().toMap();
-        Series.Taken taken = Series.take(values, count, now);
-        o.getProperties().putValue(Series.COUNTER, values.get(Series.COUNTER));
-        o.getProperties().putValue(Series.PERIOD, values.get(Series.PERIOD));
-        o.getProperties().putValue(Series.ADMIN_ACTION, null);
+        Series.Taken taken = Series.take(o.getProperties(), count, now);
         try {
             o.save(RefreshMode.REFRESH);
             return taken;

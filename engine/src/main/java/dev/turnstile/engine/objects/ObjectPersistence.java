@@ -145,10 +145,7 @@ final class ObjectPersistence {
 
         @Override
         public Map<String, Object> updateLocked(String className, UUID id, Consumer<Map<String, Object>> change) {
-            ObjectRecord record = session.get(ObjectRecord.class, id, LockMode.PESSIMISTIC_WRITE);
-            if (record == null || !classes.get(session, record.className).isSubclassOf(className)) {
-                throw EngineRuntimeException.objectNotFound(className, id);
-            }
+            ObjectRecord record = lockedRecord(session, className, id);
             return writeUpdate(this, toState(session, record), record.className, id, change, LockRules.Pending.NONE).values();
         }
     }
@@ -279,15 +276,21 @@ final class ObjectPersistence {
 
     /** Reads the row FOR UPDATE and applies the instance's USN check to it. */
     private ObjectState lockedRead(StatelessSession session, DefaultIndependentObject o) {
-        ObjectRecord record = session.get(ObjectRecord.class, o.getId(), LockMode.PESSIMISTIC_WRITE);
-        if (record == null || !classes.get(session, record.className).isSubclassOf(o.getClassName())) {
-            throw EngineRuntimeException.objectNotFound(o.getClassName(), o.getId());
-        }
+        ObjectRecord record = lockedRecord(session, o.getClassName(), o.getId());
         Integer usn = o.getUpdateSequenceNumber();
         if (usn != null && usn != record.usn) {
             throw EngineRuntimeException.objectModified(o.getClassName(), o.getId(), usn, record.usn);
         }
         return toState(session, record);
+    }
+
+    /** The row read FOR UPDATE, if it is an object of {@code className} or a subclass. */
+    private ObjectRecord lockedRecord(StatelessSession session, String className, UUID id) {
+        ObjectRecord record = session.get(ObjectRecord.class, id, LockMode.PESSIMISTIC_WRITE);
+        if (record == null || !classes.get(session, record.className).isSubclassOf(className)) {
+            throw EngineRuntimeException.objectNotFound(className, id);
+        }
+        return record;
     }
 
     /** Why a guarded statement touched no row: the object is gone, or its USN moved on. */
