@@ -6,10 +6,12 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.RetryPolicies;
 import dev.turnstile.api.Session;
+import dev.turnstile.api.TreeLocks;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.dispenser.DispenserServices;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
+import dev.turnstile.engine.treelock.DefaultTreeLocks;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -22,8 +24,9 @@ final class DefaultContentEngine implements ContentEngine {
     private final EngineConfig config;
     private final Database database;
     private final ObjectStoreServices objects;
-    private final RetryPolicies retryPolicies;
+    private final DefaultRetryPolicies retryPolicies;
     private final DispenserServices dispensers;
+    private final DefaultTreeLocks treeLocks;
 
     DefaultContentEngine(EngineConfig config) {
         this.config = config;
@@ -31,11 +34,13 @@ final class DefaultContentEngine implements ContentEngine {
         this.retryPolicies = new DefaultRetryPolicies(config.retryPolicies(), config.source());
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
         entities.addAll(DispenserServices.ENTITIES);
+        entities.addAll(DefaultTreeLocks.ENTITIES);
         this.database = new Database(config, entities);
         try {
             this.objects = new ObjectStoreServices(database, config.lockBreakerRole());
             this.dispensers = new DispenserServices(objects, database, retryPolicies, config.dispensers(),
                     config.dispenserAdminRole());
+            this.treeLocks = new DefaultTreeLocks(database, retryPolicies, config);
         } catch (RuntimeException e) {
             database.close();
             throw e;
@@ -50,6 +55,11 @@ final class DefaultContentEngine implements ContentEngine {
         }
         Set<String> copy = Set.copyOf(roles);
         return new DefaultSession(this, user, copy, objects.objectStore(user, copy), dispensers.dispensers(user, copy));
+    }
+
+    @Override
+    public TreeLocks treeLocks() {
+        return treeLocks;
     }
 
     @Override

@@ -52,6 +52,9 @@ public interface ContentEngine extends AutoCloseable {
         return session(SYSTEM_USER).dispensers();
     }
 
+    /** Locks on the nodes of hierarchies, shared with every process on this database. */
+    TreeLocks treeLocks();
+
     /** The named retry policies of the configuration, and {@value RetryPolicies#DEFAULT}. */
     RetryPolicies retryPolicies();
 

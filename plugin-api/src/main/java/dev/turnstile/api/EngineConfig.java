@@ -23,6 +23,8 @@ public final class EngineConfig {
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
     public static final String DEFAULT_LOCK_BREAKER_ROLE = "lock-breaker";
     public static final String DEFAULT_DISPENSER_ADMIN_ROLE = "dispenser-admin";
+    public static final Duration DEFAULT_TREE_LOCK_LEASE = Duration.ofSeconds(30);
+    public static final String DEFAULT_TREE_LOCK_RETRY_POLICY = "tree-lock";
 
     private final String jdbcUrl;
     private final String username;
@@ -34,6 +36,8 @@ public final class EngineConfig {
     private final Map<String, RetryPolicyConfig> retryPolicies;
     private final String dispenserAdminRole;
     private final Map<String, DispenserConfig> dispensers;
+    private final Duration treeLockLease;
+    private final String treeLockRetryPolicy;
     private final String source;
 
     private EngineConfig(Builder b) {
@@ -47,6 +51,8 @@ public final class EngineConfig {
         this.retryPolicies = Collections.unmodifiableMap(new LinkedHashMap<>(b.retryPolicies));
         this.dispenserAdminRole = b.dispenserAdminRole;
         this.dispensers = Collections.unmodifiableMap(new LinkedHashMap<>(b.dispensers));
+        this.treeLockLease = b.treeLockLease;
+        this.treeLockRetryPolicy = b.treeLockRetryPolicy;
         this.source = b.source;
     }
 
@@ -64,7 +70,8 @@ public final class EngineConfig {
                 .jdbcUrl(base.jdbcUrl).username(base.username).password(base.password)
                 .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout)
                 .clock(base.clock).lockBreakerRole(base.lockBreakerRole).retryPolicies(base.retryPolicies)
-                .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers).source(base.source);
+                .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers)
+                .treeLockLease(base.treeLockLease).treeLockRetryPolicy(base.treeLockRetryPolicy).source(base.source);
     }
 
     public String jdbcUrl() {
@@ -112,6 +119,19 @@ public final class EngineConfig {
         return dispensers;
     }
 
+    /** How long a tree lock lasts without a heartbeat; default {@link #DEFAULT_TREE_LOCK_LEASE}. */
+    public Duration treeLockLease() {
+        return treeLockLease;
+    }
+
+    /**
+     * The retry policy whose waits pace a tree lock waiter between attempts (a release in the same
+     * process wakes it at once); default {@value #DEFAULT_TREE_LOCK_RETRY_POLICY}, built in.
+     */
+    public String treeLockRetryPolicy() {
+        return treeLockRetryPolicy;
+    }
+
     /** Where the configuration came from (a file path, or "builder"), for error messages. */
     public String source() {
         return source;
@@ -123,7 +143,8 @@ public final class EngineConfig {
                 + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout
                 + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole
                 + ", retryPolicies=" + retryPolicies + ", dispenserAdminRole=" + dispenserAdminRole
-                + ", dispensers=" + dispensers + ", source=" + source + "}";
+                + ", dispensers=" + dispensers + ", treeLockLease=" + treeLockLease
+                + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", source=" + source + "}";
     }
 
     public static final class Builder {
@@ -137,9 +158,27 @@ public final class EngineConfig {
         private final Map<String, RetryPolicyConfig> retryPolicies = new LinkedHashMap<>();
         private String dispenserAdminRole = DEFAULT_DISPENSER_ADMIN_ROLE;
         private final Map<String, DispenserConfig> dispensers = new LinkedHashMap<>();
+        private Duration treeLockLease = DEFAULT_TREE_LOCK_LEASE;
+        private String treeLockRetryPolicy = DEFAULT_TREE_LOCK_RETRY_POLICY;
         private String source = "builder";
 
         private Builder() {
+        }
+
+        public Builder treeLockLease(Duration lease) {
+            if (lease == null || lease.toMillis() < 1000) {
+                throw EngineRuntimeException.configInvalid(source, "treeLocks.lease", lease, "must be at least 1s");
+            }
+            this.treeLockLease = lease;
+            return this;
+        }
+
+        public Builder treeLockRetryPolicy(String policy) {
+            if (policy == null || policy.isBlank()) {
+                throw EngineRuntimeException.configInvalid(source, "treeLocks.retryPolicy", policy, "must be a policy name");
+            }
+            this.treeLockRetryPolicy = policy;
+            return this;
         }
 
         public Builder dispenserAdminRole(String role) {

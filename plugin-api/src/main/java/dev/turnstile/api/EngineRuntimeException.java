@@ -127,6 +127,18 @@ public class EngineRuntimeException extends RuntimeException {
         return of(ExceptionCode.E_INTERRUPTED, "Interrupted while " + what, cause);
     }
 
+    /** A tree lock request that waited {@code waited} without being granted; {@code blockers} says by whom. */
+    public static EngineRuntimeException lockTimeout(TreeLockRequest request, java.time.Duration waited, String blockers) {
+        return of(ExceptionCode.E_LOCK_TIMEOUT, "Tree lock " + request + " not granted within " + waited.toMillis()
+                + " ms; blocked by " + blockers);
+    }
+
+    /** A tree lock lease that is no longer held (it expired and was taken back, or was released). */
+    public static EngineRuntimeException leaseLapsed(String leaseId, String owner, java.time.Instant expiredAt) {
+        return of(ExceptionCode.E_LEASE_LAPSED, "Tree lock lease " + leaseId + " of " + owner
+                + " is no longer held; it expired at " + expiredAt + " or was released");
+    }
+
     public static EngineRuntimeException configInvalid(String source, String keyPath, Object value, String rule) {
         return of(ExceptionCode.E_CONFIG_INVALID,
                 source + ": " + keyPath + " = " + describe(value) + ": " + rule);

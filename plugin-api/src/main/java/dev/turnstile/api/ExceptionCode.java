@@ -3,7 +3,7 @@ package dev.turnstile.api;
 /**
  * Why an engine call failed. The names follow FileNet P8's {@code ExceptionCode} where FileNet has
  * the case; the {@code E_RETRY_*}, {@code E_CONFIG_*}, {@code E_DATABASE_*} and
- * {@code E_INTERRUPTED} codes are Turnstile's own.
+ * {@code E_INTERRUPTED}, {@code E_LOCK_TIMEOUT} and {@code E_LEASE_LAPSED} codes are Turnstile's own.
  */
 public enum ExceptionCode {
     /** A save carried an update sequence number that no longer matches the stored one. */
@@ -35,5 +35,9 @@ public enum ExceptionCode {
     /** The database could not be reached or failed unexpectedly. */
     E_DATABASE_UNAVAILABLE,
     /** The calling thread was interrupted; its interrupt flag is kept. */
-    E_INTERRUPTED
+    E_INTERRUPTED,
+    /** A tree lock was not granted within the time the caller would wait. */
+    E_LOCK_TIMEOUT,
+    /** A lease (a tree lock) lapsed before its holder renewed it: the holder no longer holds it. */
+    E_LEASE_LAPSED
 }

@@ -25,9 +25,10 @@ import java.util.Set;
 public final class EngineConfigFile {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final ObjectMapper PROPERTIES = new JavaPropsMapper();
-    private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers");
+    private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers", "treeLocks");
     private static final Set<String> DISPENSERS = Set.of("adminRole", "series");
     private static final Set<String> LOCKS = Set.of("breakerRole");
+    private static final Set<String> TREE_LOCKS = Set.of("lease", "retryPolicy");
     private static final Set<String> RETRY = Set.of("configs", "instances", "policyFile");
     private static final Set<String> DATABASE = Set.of("url", "username", "password", "maxPoolSize", "connectionTimeout");
 
@@ -64,13 +65,7 @@ public final class EngineConfigFile {
                 builder.maxPoolSize(n.intValue());
             }
             if (db.has("connectionTimeout")) {
-                String text = db.get("connectionTimeout").asText();
-                Duration d = Durations.parse(text);
-                if (d == null) {
-                    throw EngineRuntimeException.configInvalid(source, "database.connectionTimeout", text,
-                            "must be a duration such as 500ms, 10s, 1m or PT10S");
-                }
-                builder.connectionTimeout(d);
+                builder.connectionTimeout(duration(source, "database.connectionTimeout", db.get("connectionTimeout")));
             }
         }
         JsonNode locks = root.get("locks");
@@ -79,6 +74,17 @@ public final class EngineConfigFile {
             checkKeys(source, "locks.", locks, LOCKS);
             if (locks.has("breakerRole")) {
                 builder.lockBreakerRole(text(source, "locks.breakerRole", locks.get("breakerRole")));
+            }
+        }
+        JsonNode treeLocks = root.get("treeLocks");
+        if (treeLocks != null) {
+            requireObject(source, "treeLocks", treeLocks);
+            checkKeys(source, "treeLocks.", treeLocks, TREE_LOCKS);
+            if (treeLocks.has("lease")) {
+                builder.treeLockLease(duration(source, "treeLocks.lease", treeLocks.get("lease")));
+            }
+            if (treeLocks.has("retryPolicy")) {
+                builder.treeLockRetryPolicy(text(source, "treeLocks.retryPolicy", treeLocks.get("retryPolicy")));
             }
         }
         JsonNode dispensers = root.get("dispensers");
@@ -159,6 +165,14 @@ public final class EngineConfigFile {
                         "unknown key; known keys here are " + allowed.stream().sorted().toList());
             }
         }
+    }
+
+    private static Duration duration(String source, String path, JsonNode node) {
+        Duration d = Durations.parse(node.asText());
+        if (d == null) {
+            throw EngineRuntimeException.configInvalid(source, path, node.asText(), "must be a duration such as 500ms, 10s, 1m or PT10S");
+        }
+        return d;
     }
 
     private static String text(String source, String path, JsonNode node) {

@@ -1,10 +1,12 @@
 package dev.turnstile.engine.retry;
 
 import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.RetryPolicies;
 import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.api.RetryPolicyConfig;
+import io.github.resilience4j.core.IntervalFunction;
 
 import java.time.Duration;
 import java.util.Collections;
@@ -14,9 +16,10 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The engine's policies, made once at open. Two always exist: {@value RetryPolicies#DEFAULT}, and
- * {@value #DISPENSER} for dispensers — patient, with short jittered waits, since a dispenser that
- * gives up leaves a caller without a number — unless the configuration defines them.
+ * The engine's policies, made once at open. Three always exist unless the configuration defines
+ * them: {@value RetryPolicies#DEFAULT}; {@value #DISPENSER} for dispensers — patient, with short
+ * jittered waits, since a dispenser that gives up leaves a caller without a number; and
+ * {@value #TREE_LOCK}, pacing tree lock waiters in other processes than the releaser's.
  */
 public final class DefaultRetryPolicies implements RetryPolicies {
     public static final String DISPENSER = DispenserConfig.DEFAULT_RETRY_POLICY;
@@ -24,6 +27,13 @@ public final class DefaultRetryPolicies implements RetryPolicies {
             .waitDuration(Duration.ofMillis(1)).enableExponentialBackoff(true).exponentialBackoffMultiplier(2)
             .exponentialMaxWaitDuration(Duration.ofMillis(32)).enableRandomizedWait(true).randomizedWaitFactor(0.9)
             .maxTotalWait(Duration.ofSeconds(60)).build();
+
+    public static final String TREE_LOCK = EngineConfig.DEFAULT_TREE_LOCK_RETRY_POLICY;
+    /** Tree lock waiters across processes: short waits at first, then every 50 ms at most. */
+    public static final RetryPolicyConfig TREE_LOCK_DEFAULTS = RetryPolicyConfig.builder().maxAttempts(1_000_000)
+            .waitDuration(Duration.ofMillis(1)).enableExponentialBackoff(true).exponentialBackoffMultiplier(2)
+            .exponentialMaxWaitDuration(Duration.ofMillis(50)).enableRandomizedWait(true).randomizedWaitFactor(0.5)
+            .build();
 
     private final Map<String, RetryPolicy> policies;
 
@@ -34,6 +44,8 @@ public final class DefaultRetryPolicies implements RetryPolicies {
                 FailureMatcher.of(name, source, RetryPolicyConfig.ofDefaults())));
         all.computeIfAbsent(DISPENSER, name -> new DefaultRetryPolicy(name, DISPENSER_DEFAULTS,
                 FailureMatcher.of(name, source, DISPENSER_DEFAULTS)));
+        all.computeIfAbsent(TREE_LOCK, name -> new DefaultRetryPolicy(name, TREE_LOCK_DEFAULTS,
+                FailureMatcher.of(name, source, TREE_LOCK_DEFAULTS)));
         this.policies = Collections.unmodifiableMap(all);
     }
 
@@ -44,6 +56,11 @@ public final class DefaultRetryPolicies implements RetryPolicies {
             throw EngineRuntimeException.badArgument("retry policy", name, "not configured; known policies are " + names());
         }
         return policy;
+    }
+
+    /** The waits of a policy, for a capability that paces its own attempts (tree lock waiters). */
+    public IntervalFunction intervals(String name) {
+        return DefaultRetryPolicy.intervals(get(name).config());
     }
 
     @Override

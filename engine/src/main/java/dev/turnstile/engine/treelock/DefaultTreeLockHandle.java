@@ -1,0 +1,90 @@
+package dev.turnstile.engine.treelock;
+
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.TreeLockHandle;
+import dev.turnstile.api.TreeLockMode;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreePath;
+
+import java.time.Instant;
+import java.util.Map;
+import java.util.SortedMap;
+
+final class DefaultTreeLockHandle implements TreeLockHandle {
+    private final DefaultTreeLocks locks;
+    private final String leaseId;
+    private final String owner;
+    private final TreeLockRequest request;
+    private final SortedMap<TreePath, GrayMode> marks;
+    private final Instant acquiredAt;
+    private volatile Instant expiresAt;
+    private volatile boolean released;
+
+    DefaultTreeLockHandle(DefaultTreeLocks locks, TreeLeaseRecord record, TreeLockRequest request,
+                          SortedMap<TreePath, GrayMode> marks) {
+        this.locks = locks;
+        this.leaseId = record.leaseId;
+        this.owner = record.owner;
+        this.request = request;
+        this.marks = marks;
+        this.acquiredAt = record.acquiredAt;
+        this.expiresAt = record.expiresAt;
+    }
+
+    @Override
+    public String leaseId() {
+        return leaseId;
+    }
+
+    @Override
+    public String owner() {
+        return owner;
+    }
+
+    @Override
+    public Map<TreePath, TreeLockMode> nodes() {
+        return request.nodes();
+    }
+
+    TreeLockRequest request() {
+        return request;
+    }
+
+    SortedMap<TreePath, GrayMode> marks() {
+        return marks;
+    }
+
+    @Override
+    public Instant acquiredAt() {
+        return acquiredAt;
+    }
+
+    @Override
+    public Instant expiresAt() {
+        return expiresAt;
+    }
+
+    @Override
+    public synchronized Instant heartbeat() {
+        Instant renewed = released ? null : locks.renew(leaseId);
+        if (renewed == null) {
+            throw EngineRuntimeException.leaseLapsed(leaseId, owner, expiresAt);
+        }
+        expiresAt = renewed;
+        return renewed;
+    }
+
+    @Override
+    public synchronized boolean unlock() {
+        if (released) {
+            return false;
+        }
+        released = true;
+        return locks.release(this);
+    }
+
+    @Override
+    public String toString() {
+        return "TreeLockHandle[" + leaseId + ", " + owner + ", " + request + ", expires " + expiresAt + "]";
+    }
+}

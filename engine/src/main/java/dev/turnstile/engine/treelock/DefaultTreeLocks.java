@@ -1,0 +1,184 @@
+package dev.turnstile.engine.treelock;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.TreeLockHandle;
+import dev.turnstile.api.TreeLockInfo;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreeLocks;
+import dev.turnstile.api.TreePath;
+import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.retry.DefaultRetryPolicies;
+import io.github.resilience4j.core.IntervalFunction;
+import org.hibernate.exception.ConstraintViolationException;
+import org.hibernate.exception.LockAcquisitionException;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.SortedMap;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
+
+/**
+ * Tree locks on the database, shared by every process on it. An attempt writes the request's
+ * marks in one transaction ({@link TreeLockStore}); a refused attempt reaps lapsed leases, queues
+ * the waiter at the head of its nodes (so later conflicting requests yield to it), and waits until
+ * a release in this process wakes it or its retry policy's next wait has passed.
+ */
+public final class DefaultTreeLocks implements TreeLocks {
+    public static final List<Class<?>> ENTITIES = List.of(TreeNodeRecord.class, TreeLeaseRecord.class);
+    static final int MAX_OWNER_LENGTH = 64;
+
+    private final Database database;
+    private final TreeLockStore store;
+    private final Duration lease;
+    private final IntervalFunction intervals;
+    private final Waiters waiters = new Waiters();
+    private final AtomicLong lastTicket = new AtomicLong();
+
+    public DefaultTreeLocks(Database database, DefaultRetryPolicies policies, EngineConfig config) {
+        this.database = database;
+        this.store = new TreeLockStore(database);
+        this.lease = config.treeLockLease();
+        if (!policies.names().contains(config.treeLockRetryPolicy())) {
+            throw EngineRuntimeException.configInvalid(config.source(), "treeLocks.retryPolicy", config.treeLockRetryPolicy(),
+                    "no such retry policy; known policies are " + policies.names());
+        }
+        this.intervals = policies.intervals(config.treeLockRetryPolicy());
+    }
+
+    @Override
+    public Optional<TreeLockHandle> tryLock(TreeLockRequest request, String owner) {
+        return acquire(request, owner, Duration.ZERO);
+    }
+
+    @Override
+    public Optional<TreeLockHandle> tryLock(TreeLockRequest request, String owner, Duration maxWait) {
+        return acquire(request, owner, maxWait);
+    }
+
+    @Override
+    public TreeLockHandle lock(TreeLockRequest request, String owner, Duration maxWait) {
+        return acquire(request, owner, maxWait).orElseThrow(() ->
+                EngineRuntimeException.lockTimeout(request, maxWait, store.blockersOf(request)));
+    }
+
+    @Override
+    public List<TreeLockInfo> status(TreePath subtree) {
+        if (subtree == null) {
+            throw EngineRuntimeException.badArgument("tree path", null, "a subtree is required");
+        }
+        return store.status(subtree);
+    }
+
+    @Override
+    public TreeLockRequest parseRequest(String document) {
+        return OperationDocuments.parse(document);
+    }
+
+    private Optional<TreeLockHandle> acquire(TreeLockRequest request, String owner, Duration maxWait) {
+        if (request == null) {
+            throw EngineRuntimeException.badArgument("tree lock request", null, "a request is required");
+        }
+        if (owner == null || owner.isBlank() || owner.length() > MAX_OWNER_LENGTH) {
+            throw EngineRuntimeException.badArgument("tree lock owner", owner, "1 to " + MAX_OWNER_LENGTH + " characters");
+        }
+        if (maxWait == null || maxWait.isNegative()) {
+            throw EngineRuntimeException.badArgument("maxWait", maxWait, "zero or a positive duration");
+        }
+        String leaseId = UUID.randomUUID().toString();
+        SortedMap<TreePath, GrayMode> marks = GrayMode.marksOf(request);
+        String ticket = ticket(database.now(), leaseId);
+        long deadline = System.nanoTime() + maxWait.toNanos();
+        // Registered before the first attempt, so a release between a refusal and the wait still wakes us.
+        Waiters.Waiter waiter = maxWait.isZero() ? null : waiters.register(request);
+        boolean queued = false;
+        long requeueAt = 0;
+        boolean granted = false;
+        try {
+            for (int attempt = 1; ; attempt++) {
+                try {
+                    TreeLeaseRecord record = store.acquire(leaseId, owner, request, marks, ticket, queued, lease);
+                    granted = true;
+                    return Optional.of(new DefaultTreeLockHandle(this, record, request, marks));
+                } catch (TreeLockStore.Blocked blocked) {
+                    if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
+                        queued |= queue(leaseId, request, ticket); // first, so later arrivals yield as soon as possible
+                        requeueAt = System.nanoTime() + lease.toNanos() / 2;
+                    }
+                    List<TreeLockRequest> reaped = store.reapExpired();
+                    if (!reaped.isEmpty()) {
+                        reaped.forEach(r -> waiters.wake(r.nodes().keySet()));
+                        continue;
+                    }
+                } catch (EngineRuntimeException e) {
+                    if (!isRace(e)) {
+                        throw e;
+                    }
+                    // Two first inserts of one node row, or a deadlock victim: nothing was written; go again.
+                }
+                long remaining = deadline - System.nanoTime();
+                if (remaining <= 0) {
+                    return Optional.empty();
+                }
+                waiter.await(Math.min(remaining, Duration.ofMillis(intervals.apply(Math.min(attempt, 30))).toNanos()));
+            }
+        } finally {
+            waiters.remove(waiter);
+            if (queued && !granted) {
+                store.leaveQueue(leaseId, request);
+                waiters.wake(request.nodes().keySet());
+            }
+        }
+    }
+
+    /**
+     * Queues the waiter at the head of its nodes; the place is itself a lease, renewed while
+     * waiting, so a dead waiter loses it. False if a race on a new node row stopped it this time.
+     */
+    private boolean queue(String leaseId, TreeLockRequest request, String ticket) {
+        try {
+            store.claimHeads(leaseId, request, ticket, database.now().plus(lease));
+            return true;
+        } catch (EngineRuntimeException e) {
+            if (!isRace(e)) {
+                throw e;
+            }
+            return false;
+        }
+    }
+
+    /**
+     * Arrival order for the queue: the engine clock's microseconds (same width for 300 years),
+     * strictly increasing within this process even if the clock stands still, then the lease id
+     * to break ties between processes.
+     */
+    private String ticket(Instant now, String leaseId) {
+        long micros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
+        return String.format("%016d-%s", lastTicket.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)), leaseId);
+    }
+
+    private static boolean isRace(EngineRuntimeException e) {
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof ConstraintViolationException || t instanceof LockAcquisitionException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /** The new expiry, or null if the lease had lapsed. */
+    Instant renew(String leaseId) {
+        Instant now = database.now();
+        Instant expiry = now.plus(lease);
+        return store.heartbeat(leaseId, now, expiry) ? expiry : null;
+    }
+
+    boolean release(DefaultTreeLockHandle handle) {
+        boolean released = store.release(handle.leaseId(), handle.marks());
+        waiters.wake(handle.nodes().keySet());
+        return released;
+    }
+}

@@ -1,0 +1,163 @@
+package dev.turnstile.engine.treelock;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.TreeLockMode;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreePath;
+import org.w3c.dom.Element;
+import org.w3c.dom.NamedNodeMap;
+import org.w3c.dom.Node;
+import org.xml.sax.InputSource;
+import org.xml.sax.SAXException;
+
+import javax.xml.XMLConstants;
+import javax.xml.parsers.DocumentBuilderFactory;
+import javax.xml.parsers.ParserConfigurationException;
+import java.io.IOException;
+import java.io.StringReader;
+import java.util.Map;
+import java.util.Set;
+
+/**
+ * Reads the operation documents hosts already have: the tree from the root down to the nodes an
+ * operation locks, as nested XML elements or JSON objects. The leaves are the nodes to lock.
+ * Anything unexpected (a missing id, an unknown attribute or key, text, a mode on an inner node)
+ * fails naming the node's path in the document, so a typo never locks the wrong subtree.
+ */
+final class OperationDocuments {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final Set<String> JSON_KEYS = Set.of("type", "id", "mode", "children");
+
+    private OperationDocuments() {
+    }
+
+    static TreeLockRequest parse(String document) {
+        if (document == null || document.isBlank()) {
+            throw bad(document, "(document)", "an XML or JSON operation document is required");
+        }
+        TreeLockRequest.Builder request = TreeLockRequest.builder();
+        String trimmed = document.strip();
+        if (trimmed.startsWith("<")) {
+            xmlNode(document, readXml(document), null, request);
+        } else if (trimmed.startsWith("{") || trimmed.startsWith("[")) {
+            JsonNode root = readJson(document);
+            if (root.isArray()) {
+                if (root.isEmpty()) {
+                    throw bad(document, "(root)", "the array names no nodes");
+                }
+                root.forEach(n -> jsonNode(document, n, null, request));
+            } else {
+                jsonNode(document, root, null, request);
+            }
+        } else {
+            throw bad(document, "(document)", "neither XML (starts with '<') nor JSON (starts with '{' or '[')");
+        }
+        return request.build();
+    }
+
+    private static Element readXml(String document) {
+        try {
+            DocumentBuilderFactory factory = DocumentBuilderFactory.newInstance();
+            // No DTDs, no external entities: the document may come from a client.
+            factory.setFeature("http://apache.org/xml/features/disallow-doctype-decl", true);
+            factory.setFeature(XMLConstants.FEATURE_SECURE_PROCESSING, true);
+            factory.setExpandEntityReferences(false);
+            return factory.newDocumentBuilder().parse(new InputSource(new StringReader(document))).getDocumentElement();
+        } catch (SAXException e) {
+            throw bad(document, "(document)", "not well-formed XML: " + e.getMessage());
+        } catch (ParserConfigurationException | IOException e) {
+            throw bad(document, "(document)", "cannot be read: " + e);
+        }
+    }
+
+    private static void xmlNode(String document, Element element, TreePath parent, TreeLockRequest.Builder request) {
+        String where = (parent == null ? "" : parent + "/") + element.getTagName();
+        NamedNodeMap attributes = element.getAttributes();
+        for (int i = 0; i < attributes.getLength(); i++) {
+            String name = attributes.item(i).getNodeName();
+            if (!name.equals("id") && !name.equals("mode")) {
+                throw bad(document, where, "unknown attribute '" + name + "'; a node has id and, on a leaf, mode");
+            }
+        }
+        if (!element.hasAttribute("id")) {
+            throw bad(document, where, "has no id attribute");
+        }
+        TreePath path = path(document, where, parent, element.getTagName(), element.getAttribute("id"));
+        boolean leaf = true;
+        for (Node child = element.getFirstChild(); child != null; child = child.getNextSibling()) {
+            if (child instanceof Element e) {
+                leaf = false;
+                xmlNode(document, e, path, request);
+            } else if (child.getNodeType() == Node.TEXT_NODE && !child.getTextContent().isBlank()) {
+                throw bad(document, path.toString(), "holds text '" + child.getTextContent().strip() + "'; only child elements");
+            }
+        }
+        addNode(document, path, leaf, element.hasAttribute("mode") ? element.getAttribute("mode") : null, request);
+    }
+
+    private static JsonNode readJson(String document) {
+        try {
+            return JSON.readTree(document);
+        } catch (JsonProcessingException e) {
+            throw bad(document, "(document)", "not valid JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    private static void jsonNode(String document, JsonNode node, TreePath parent, TreeLockRequest.Builder request) {
+        String where = parent == null ? "(root)" : parent + "/(child)";
+        if (!node.isObject()) {
+            throw bad(document, where, "a node is an object with type, id and optionally children or mode");
+        }
+        for (Map.Entry<String, JsonNode> field : node.properties()) {
+            if (!JSON_KEYS.contains(field.getKey())) {
+                throw bad(document, where, "unknown key '" + field.getKey() + "'; a node has " + JSON_KEYS.stream().sorted().toList());
+            }
+        }
+        TreePath path = path(document, where, parent, text(node, "type"), text(node, "id"));
+        JsonNode children = node.get("children");
+        if (children != null && (!children.isArray() || children.isEmpty())) {
+            throw bad(document, path.toString(), "children must be a non-empty array; leave it out on a leaf");
+        }
+        if (children != null) {
+            children.forEach(child -> jsonNode(document, child, path, request));
+        }
+        addNode(document, path, children == null, text(node, "mode"), request);
+    }
+
+    private static String text(JsonNode node, String key) {
+        JsonNode value = node.get(key);
+        return value == null || !value.isValueNode() || value.isNull() ? null : value.asText();
+    }
+
+    private static TreePath path(String document, String where, TreePath parent, String type, String id) {
+        if (type == null || id == null) {
+            throw bad(document, where, "a node needs a type and an id");
+        }
+        try {
+            return parent == null ? TreePath.root(type, id) : parent.child(type, id);
+        } catch (EngineRuntimeException e) {
+            throw bad(document, where, e.getMessage());
+        }
+    }
+
+    private static void addNode(String document, TreePath path, boolean leaf, String mode, TreeLockRequest.Builder request) {
+        if (!leaf) {
+            if (mode != null) {
+                throw bad(document, path.toString(), "mode is only allowed on a leaf, the node that is locked");
+            }
+            return;
+        }
+        try {
+            request.node(path, mode == null ? TreeLockMode.EXCLUSIVE : TreeLockMode.parse(mode));
+        } catch (EngineRuntimeException e) {
+            throw bad(document, path.toString(), e.getMessage());
+        }
+    }
+
+    private static EngineRuntimeException bad(String document, String where, String rule) {
+        return EngineRuntimeException.badArgument("operation document at " + where, document, rule);
+    }
+}

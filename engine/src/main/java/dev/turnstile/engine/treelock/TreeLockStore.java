@@ -1,0 +1,254 @@
+package dev.turnstile.engine.treelock;
+
+import dev.turnstile.api.TreeLockInfo;
+import dev.turnstile.api.TreeLockMode;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreePath;
+import dev.turnstile.engine.db.Database;
+import org.hibernate.StatelessSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.stream.Collectors;
+
+/**
+ * The tree lock tables. Every mark is one conditional UPDATE of the node's row whose WHERE clause
+ * is Gray's compatibility check (and the queue rule), so the database settles each race: the
+ * first writer wins, an incompatible second one updates nothing. A request's rows are written in
+ * one transaction in path order, so two requests never wait on each other's rows in a cycle.
+ */
+final class TreeLockStore {
+    private static final Logger log = LoggerFactory.getLogger(TreeLockStore.class);
+    private static final int REAP_BATCH = 50;
+
+    private final Database database;
+    private final Map<GrayMode, String> acquireSql = new EnumMap<>(GrayMode.class);
+    private final Map<GrayMode, String> releaseSql = new EnumMap<>(GrayMode.class);
+
+    TreeLockStore(Database database) {
+        this.database = database;
+        for (GrayMode mode : GrayMode.values()) {
+            StringBuilder sql = new StringBuilder("UPDATE ts_tree_node SET usn = usn + 1, ").append(mode.column)
+                    .append(" = ").append(mode.column).append(" + 1 WHERE node_path = :path");
+            for (GrayMode other : mode.incompatible()) {
+                sql.append(" AND ").append(other.column).append(" = 0");
+            }
+            // Yield to an older waiter queued on this node unless our mode is compatible with its own.
+            sql.append(" AND (head_lease IS NULL OR head_lease = :lease OR head_ticket > :ticket OR head_expires < :now");
+            if (mode.compatibleWith(GrayMode.S)) {
+                sql.append(" OR head_mode = 'S'");
+            }
+            acquireSql.put(mode, sql.append(')').toString());
+            releaseSql.put(mode, "UPDATE ts_tree_node SET usn = usn + 1, " + mode.column + " = " + mode.column
+                    + " - 1 WHERE node_path = :path AND " + mode.column + " > 0");
+        }
+    }
+
+    /** Why an attempt was not granted: the node whose row refused the mark, and what holds it. */
+    static final class Blocked extends RuntimeException {
+        final TreePath node;
+
+        Blocked(TreePath node, String why) {
+            super(why, null, false, false);
+            this.node = node;
+        }
+    }
+
+    /** Grants the whole request in one transaction, or throws {@link Blocked} having written nothing. */
+    TreeLeaseRecord acquire(String leaseId, String owner, TreeLockRequest request, SortedMap<TreePath, GrayMode> marks,
+                            String ticket, boolean queued, java.time.Duration lease) {
+        return database.inTransaction(() -> "locking " + request + " for " + owner, session -> {
+            Instant now = database.now();
+            for (Map.Entry<TreePath, GrayMode> mark : marks.entrySet()) {
+                String path = mark.getKey().toString();
+                int rows = session.createNativeMutationQuery(acquireSql.get(mark.getValue()))
+                        .setParameter("path", path).setParameter("lease", leaseId).setParameter("ticket", ticket)
+                        .setParameter("now", now).executeUpdate();
+                if (rows == 0) {
+                    TreeNodeRecord row = session.get(TreeNodeRecord.class, path);
+                    if (row != null) {
+                        throw new Blocked(mark.getKey(), describe(row, mark.getValue(), leaseId));
+                    }
+                    session.insert(newNode(path, mark.getValue())); // a concurrent first insert fails the attempt
+                }
+            }
+            if (queued) {
+                clearHeads(session, leaseId, request);
+            }
+            TreeLeaseRecord record = new TreeLeaseRecord(leaseId, owner, encode(request), now, now.plus(lease));
+            session.insert(record);
+            return record;
+        });
+    }
+
+    /** Releases a lease; false if it was already gone (released, or lapsed and reaped). */
+    boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks) {
+        return database.inTransaction(() -> "releasing tree lock lease " + leaseId, session -> {
+            int rows = session.createNativeMutationQuery("DELETE FROM ts_tree_lease WHERE lease_id = :id")
+                    .setParameter("id", leaseId).executeUpdate();
+            if (rows == 1) {
+                unmark(session, marks);
+            }
+            return rows == 1;
+        });
+    }
+
+    /** Extends a lease that has not lapsed; false if it has. */
+    boolean heartbeat(String leaseId, Instant now, Instant newExpiry) {
+        return database.inTransaction(() -> "renewing tree lock lease " + leaseId, session ->
+                session.createNativeMutationQuery("UPDATE ts_tree_lease SET expires_at = :expiry, usn = usn + 1"
+                                + " WHERE lease_id = :id AND expires_at >= :now")
+                        .setParameter("expiry", newExpiry).setParameter("id", leaseId).setParameter("now", now)
+                        .executeUpdate() == 1);
+    }
+
+    /**
+     * Takes back the marks of leases that lapsed (their holders stopped renewing them: crashed,
+     * hung or cut off). Each is claimed by a conditional delete, so two reapers never both take
+     * one lease's marks back, and a heartbeat that arrives first keeps it.
+     */
+    List<TreeLockRequest> reapExpired() {
+        Instant now = database.now();
+        List<Object[]> lapsed = database.inTransaction(() -> "finding lapsed tree locks", session ->
+                session.createNativeQuery("SELECT lease_id, owner_info, lease_nodes, expires_at FROM ts_tree_lease"
+                                + " WHERE expires_at < :now ORDER BY expires_at", Object[].class)
+                        .setParameter("now", now).setMaxResults(REAP_BATCH).getResultList());
+        List<TreeLockRequest> reaped = new ArrayList<>();
+        for (Object[] row : lapsed) {
+            String leaseId = (String) row[0];
+            TreeLockRequest request = decode((String) row[2]);
+            boolean taken = database.inTransaction(() -> "reaping tree lock lease " + leaseId, session -> {
+                int rows = session.createNativeMutationQuery("DELETE FROM ts_tree_lease WHERE lease_id = :id AND expires_at < :now")
+                        .setParameter("id", leaseId).setParameter("now", now).executeUpdate();
+                if (rows == 1) {
+                    unmark(session, GrayMode.marksOf(request));
+                }
+                return rows == 1;
+            });
+            if (taken) {
+                log.info("Took back lapsed tree lock lease {} of {} on {} (expired at {})", leaseId, row[1], request, row[3]);
+                reaped.add(request);
+            }
+        }
+        return reaped;
+    }
+
+    /** Queues a waiter at the head of each node it asked for, unless an older live waiter is there. */
+    void claimHeads(String leaseId, TreeLockRequest request, String ticket, Instant headExpiry) {
+        database.inTransaction(() -> "queueing for " + request, session -> {
+            Instant now = database.now();
+            for (Map.Entry<TreePath, TreeLockMode> node : request.nodes().entrySet()) {
+                String path = node.getKey().toString();
+                int rows = session.createNativeMutationQuery("UPDATE ts_tree_node SET head_lease = :lease, head_mode = :mode,"
+                                + " head_ticket = :ticket, head_expires = :expiry WHERE node_path = :path AND (head_lease IS NULL"
+                                + " OR head_lease = :lease OR head_ticket > :ticket OR head_expires < :now)")
+                        .setParameter("lease", leaseId).setParameter("mode", node.getValue().letter())
+                        .setParameter("ticket", ticket).setParameter("expiry", headExpiry).setParameter("path", path)
+                        .setParameter("now", now).executeUpdate();
+                if (rows == 0 && session.get(TreeNodeRecord.class, path) == null) {
+                    TreeNodeRecord row = newNode(path, null);
+                    row.headLease = leaseId;
+                    row.headMode = node.getValue().letter();
+                    row.headTicket = ticket;
+                    row.headExpires = headExpiry;
+                    session.insert(row);
+                }
+            }
+            return null;
+        });
+    }
+
+    void leaveQueue(String leaseId, TreeLockRequest request) {
+        database.inTransaction(() -> "leaving the queue for " + request, session -> {
+            clearHeads(session, leaseId, request);
+            return null;
+        });
+    }
+
+    /** Leases holding nodes at or under {@code subtree}, oldest first. */
+    List<TreeLockInfo> status(TreePath subtree) {
+        Instant now = database.now();
+        return leases("%" + escapeLike(subtree.toString()) + "%").stream()
+                .filter(held -> held.request.nodes().keySet().stream().anyMatch(p -> p.equals(subtree) || subtree.isAncestorOf(p)))
+                .map(held -> new TreeLockInfo(held.row.leaseId, held.row.owner, held.request.nodes(), held.row.acquiredAt,
+                        held.row.expiresAt, held.row.expiresAt.isBefore(now)))
+                .toList();
+    }
+
+    /** The leases whose nodes conflict with {@code request}, as text for a refusal message. */
+    String blockersOf(TreeLockRequest request) {
+        String blockers = leases("%").stream()
+                .filter(held -> request.conflictsWith(held.request))
+                .map(held -> held.row.owner + " (lease " + held.row.leaseId + ", " + held.request + ", since "
+                        + held.row.acquiredAt + ")")
+                .collect(Collectors.joining("; "));
+        return blockers.isEmpty() ? "waiters queued ahead of it" : blockers;
+    }
+
+    private record Held(TreeLeaseRecord row, TreeLockRequest request) {
+    }
+
+    /** Leases whose node text matches a LIKE pattern, oldest first. */
+    private List<Held> leases(String pattern) {
+        List<TreeLeaseRecord> rows = database.inTransaction(() -> "reading tree locks", session ->
+                session.createSelectionQuery("from TreeLeaseRecord l where l.nodes like :pattern escape '!'", TreeLeaseRecord.class)
+                        .setParameter("pattern", pattern).getResultList());
+        return rows.stream().sorted(Comparator.comparing((TreeLeaseRecord r) -> r.acquiredAt).thenComparing(r -> r.leaseId))
+                .map(r -> new Held(r, decode(r.nodes)))
+                .toList();
+    }
+
+    private void unmark(StatelessSession session, SortedMap<TreePath, GrayMode> marks) {
+        marks.forEach((path, mode) -> session.createNativeMutationQuery(releaseSql.get(mode))
+                .setParameter("path", path.toString()).executeUpdate());
+    }
+
+    private static void clearHeads(StatelessSession session, String leaseId, TreeLockRequest request) {
+        session.createNativeMutationQuery("UPDATE ts_tree_node SET head_lease = NULL, head_mode = NULL, head_ticket = NULL,"
+                        + " head_expires = NULL WHERE node_path IN (:paths) AND head_lease = :lease")
+                .setParameterList("paths", request.nodes().keySet().stream().map(TreePath::toString).toList())
+                .setParameter("lease", leaseId).executeUpdate();
+    }
+
+    private static TreeNodeRecord newNode(String path, GrayMode mode) {
+        TreeNodeRecord row = new TreeNodeRecord(path);
+        if (mode != null) {
+            row.setCount(mode, 1);
+        }
+        return row;
+    }
+
+    private static String describe(TreeNodeRecord row, GrayMode wanted, String leaseId) {
+        StringBuilder held = new StringBuilder();
+        for (GrayMode m : wanted.incompatible()) {
+            if (row.count(m) > 0) {
+                held.append(held.isEmpty() ? "" : ", ").append(row.count(m)).append(' ').append(m);
+            }
+        }
+        return held.isEmpty() ? row.path + " has an older waiter queued (" + row.headMode + ")"
+                : row.path + " is held " + held + " (wanted " + wanted + ")";
+    }
+
+    static String encode(TreeLockRequest request) {
+        return request.nodes().entrySet().stream().map(e -> e.getValue().letter() + " " + e.getKey()).collect(Collectors.joining("\n"));
+    }
+
+    static TreeLockRequest decode(String text) {
+        TreeLockRequest.Builder b = TreeLockRequest.builder();
+        for (String line : text.split("\n")) {
+            b.node(TreePath.parse(line.substring(2)), TreeLockMode.parse(line.substring(0, 1)));
+        }
+        return b.build();
+    }
+
+    private static String escapeLike(String text) {
+        return text.replace("!", "!!").replace("%", "!%").replace("_", "!_");
+    }
+}

@@ -1,0 +1,73 @@
+package dev.turnstile.engine.treelock;
+
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreePath;
+
+import java.util.Collection;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The waiters of this process. A release here wakes at once every waiter whose nodes are related
+ * to the released ones; waiters in other processes are not told and try again by their retry
+ * policy's waits. A wake-up that arrives between a waiter's failed attempt and its wait is kept
+ * (a semaphore permit), so none is lost.
+ */
+final class Waiters {
+    private final Set<Waiter> waiting = ConcurrentHashMap.newKeySet();
+
+    static final class Waiter {
+        private final TreeLockRequest request;
+        private final Semaphore signal = new Semaphore(0);
+
+        private Waiter(TreeLockRequest request) {
+            this.request = request;
+        }
+
+        /** Waits until woken or {@code nanos} pass; drains extra wake-ups so the next wait is a real one. */
+        void await(long nanos) {
+            try {
+                if (signal.tryAcquire(nanos, TimeUnit.NANOSECONDS)) {
+                    signal.drainPermits();
+                }
+            } catch (InterruptedException e) {
+                throw EngineRuntimeException.interrupted("waiting for tree lock " + request, e);
+            }
+        }
+    }
+
+    Waiter register(TreeLockRequest request) {
+        Waiter w = new Waiter(request);
+        waiting.add(w);
+        return w;
+    }
+
+    void remove(Waiter w) {
+        if (w != null) {
+            waiting.remove(w);
+        }
+    }
+
+    /** Wakes the waiters a change to {@code nodes} may unblock. */
+    void wake(Collection<TreePath> nodes) {
+        for (Waiter w : waiting) {
+            if (relatedToAny(w.request, nodes)) {
+                w.signal.release();
+            }
+        }
+    }
+
+    private static boolean relatedToAny(TreeLockRequest request, Collection<TreePath> nodes) {
+        for (TreePath wanted : request.nodes().keySet()) {
+            for (TreePath changed : nodes) {
+                if (wanted.isRelatedTo(changed)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}

@@ -1,0 +1,429 @@
+package dev.turnstile.engine.treelock;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.TreeLockHandle;
+import dev.turnstile.api.TreeLockInfo;
+import dev.turnstile.api.TreeLockMode;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreeLocks;
+import dev.turnstile.api.TreePath;
+import dev.turnstile.engine.MutableClock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.turnstile.engine.Failures.failure;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Tree locks on every database: the seed's control-centre scenario step by step, Gray's modes,
+ * leases on an injected clock, waiting, fairness and bad input. Each test works in its own site
+ * (a random root), and must leave nothing held there.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractTreeLockContractTest {
+    static final Duration LEASE = Duration.ofSeconds(30);
+    private final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
+    private ContentEngine engine;
+    TreeLocks locks;
+    TreePath site;
+
+    protected abstract EngineConfig config();
+
+    @BeforeAll
+    void open() {
+        engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).treeLockLease(LEASE).build());
+        locks = engine.treeLocks();
+    }
+
+    @AfterAll
+    void close() {
+        engine.close();
+    }
+
+    @BeforeEach
+    void newSite() {
+        site = TreePath.root("site", UUID.randomUUID().toString().substring(0, 8));
+    }
+
+    @AfterEach
+    void nothingLeftHeld() {
+        assertThat(locks.status(site)).as("locks left held in " + site).isEmpty();
+    }
+
+    TreePath workshop(String w) {
+        return site.child("workshop", w);
+    }
+
+    TreePath bench(String w, String b) {
+        return workshop(w).child("bench", b);
+    }
+
+    private Optional<TreeLockHandle> tryX(TreePath... nodes) {
+        return locks.tryLock(TreeLockRequest.exclusive(nodes), "test");
+    }
+
+    private boolean free(TreePath... nodes) {
+        Optional<TreeLockHandle> h = tryX(nodes);
+        h.ifPresent(TreeLockHandle::unlock);
+        return h.isPresent();
+    }
+
+    @Test
+    void seedScenario_benchesOfDifferentWorkshopsRunTogether_aSpanningOperationHoldsAllSixAndBlocksItsAncestors() {
+        // Operations on different workshops run in parallel.
+        TreeLockHandle a1 = tryX(bench("A", "1")).orElseThrow();
+        TreeLockHandle b8 = tryX(bench("B", "8")).orElseThrow();
+        // Operations on the same bench run one after another.
+        assertThat(tryX(bench("A", "1"))).isEmpty();
+        // An operation on a workshop waits for the operations running on its benches.
+        assertThat(tryX(workshop("A"))).isEmpty();
+        assertThat(tryX(site)).isEmpty();
+        a1.unlock();
+        b8.unlock();
+
+        // One operation spanning benches 1, 2, 3 of A and 4, 5, 6 of B holds all six at once...
+        TreeLockHandle span = locks.lock(Set.of(bench("A", "1"), bench("A", "2"), bench("A", "3"),
+                bench("B", "4"), bench("B", "5"), bench("B", "6")), "upgrade", Duration.ofSeconds(5));
+        assertThat(span.nodes()).hasSize(6).containsValue(TreeLockMode.EXCLUSIVE);
+        for (String b : List.of("1", "2", "3")) {
+            assertThat(tryX(bench("A", b))).as("bench A/" + b).isEmpty();
+        }
+        for (String b : List.of("4", "5", "6")) {
+            assertThat(tryX(bench("B", b))).as("bench B/" + b).isEmpty();
+        }
+        // ...while bench 7 of A and bench 8 of B stay free...
+        assertThat(free(bench("A", "7"))).isTrue();
+        assertThat(free(bench("B", "8"))).isTrue();
+        // ...and A, B and the site wait until it ends.
+        assertThat(tryX(workshop("A"))).isEmpty();
+        assertThat(tryX(workshop("B"))).isEmpty();
+        assertThat(tryX(site)).isEmpty();
+        assertThat(locks.status(site)).extracting(TreeLockInfo::leaseId).containsExactly(span.leaseId());
+
+        assertThat(span.unlock()).isTrue();
+        assertThat(free(workshop("A"), workshop("B"))).isTrue();
+        assertThat(free(site)).isTrue();
+    }
+
+    @Test
+    void aLockedWorkshopBlocksItsBenchesAndItsSite_butNotAnotherWorkshop() {
+        TreeLockHandle a = tryX(workshop("A")).orElseThrow();
+        assertThat(tryX(bench("A", "1"))).isEmpty();
+        assertThat(tryX(bench("A", "1").child("operation", "op1"))).isEmpty();
+        assertThat(tryX(site)).isEmpty();
+        assertThat(free(workshop("B"), bench("B", "1"))).isTrue();
+        a.unlock();
+        assertThat(free(bench("A", "1"))).isTrue();
+    }
+
+    @Test
+    void aRequestIsAllOrNothing_aRefusedOneHoldsNoneOfItsNodes() {
+        TreeLockHandle b4 = tryX(bench("B", "4")).orElseThrow();
+        assertThat(tryX(bench("A", "1"), bench("B", "4"))).isEmpty();
+        assertThat(free(bench("A", "1"))).as("the refused request left A/1 free").isTrue();
+        assertThat(free(workshop("A"))).as("and no intention mark on A").isTrue();
+        b4.unlock();
+    }
+
+    @Test
+    void sharedLocks_manyReadersOfAWorkshop_noWriterInsideIt() {
+        TreeLockRequest readA = TreeLockRequest.shared(workshop("A"));
+        TreeLockHandle r1 = locks.tryLock(readA, "reader 1").orElseThrow();
+        TreeLockHandle r2 = locks.tryLock(readA, "reader 2").orElseThrow();
+        TreeLockHandle benchReader = locks.tryLock(TreeLockRequest.shared(bench("A", "1")), "reader 3").orElseThrow();
+        TreeLockHandle siteReader = locks.tryLock(TreeLockRequest.shared(site), "reader 4").orElseThrow();
+        assertThat(tryX(bench("A", "2"))).as("a writer below a read workshop").isEmpty();
+        assertThat(tryX(workshop("A"))).isEmpty();
+        assertThat(tryX(site)).isEmpty();
+        siteReader.unlock();
+        assertThat(free(bench("B", "1"))).as("a writer in another workshop").isTrue();
+        // A writer holding a bench keeps readers off the bench and its workshop, not off a sibling.
+        r1.unlock();
+        r2.unlock();
+        benchReader.unlock();
+        TreeLockHandle writer = tryX(bench("A", "2")).orElseThrow();
+        assertThat(locks.tryLock(readA, "reader 5")).isEmpty();
+        assertThat(locks.tryLock(TreeLockRequest.shared(bench("A", "2")), "reader 6")).isEmpty();
+        Optional<TreeLockHandle> sibling = locks.tryLock(TreeLockRequest.shared(bench("A", "3")), "reader 7");
+        assertThat(sibling).isPresent();
+        sibling.get().unlock();
+        writer.unlock();
+    }
+
+    @Test
+    void oneRequestMixingModes_sharedWorkshopAndExclusiveBenchInside() {
+        TreeLockRequest mixed = TreeLockRequest.builder().node(workshop("A"), TreeLockMode.SHARED)
+                .node(bench("A", "1"), TreeLockMode.EXCLUSIVE).build();
+        TreeLockHandle h = locks.tryLock(mixed, "mixed").orElseThrow();
+        assertThat(locks.tryLock(TreeLockRequest.shared(bench("A", "2")), "reader")).as("IS under SIX").isPresent()
+                .get().extracting(TreeLockHandle::unlock).isEqualTo(true);
+        assertThat(locks.tryLock(TreeLockRequest.shared(workshop("A")), "reader")).as("S against SIX").isEmpty();
+        assertThat(tryX(bench("A", "2"))).as("IX against SIX").isEmpty();
+        h.unlock();
+    }
+
+    @Test
+    void leaseLapsesAtItsExpiryByTheEngineClock_notBefore_andTheLoserLearnsItAtHeartbeat() {
+        TreeLockHandle h = tryX(bench("A", "1")).orElseThrow();
+        assertThat(h.expiresAt()).isEqualTo(h.acquiredAt().plus(LEASE));
+        clock.set(h.expiresAt());
+        assertThat(tryX(bench("A", "1"))).as("at the expiry instant it still holds").isEmpty();
+        clock.set(h.expiresAt().plusNanos(1000));
+        TreeLockHandle taker = tryX(workshop("A")).orElseThrow();
+        assertThat(locks.status(site)).extracting(TreeLockInfo::leaseId).containsExactly(taker.leaseId());
+
+        EngineRuntimeException e = failure(h::heartbeat);
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_LEASE_LAPSED);
+        assertThat(e.getMessage()).contains(h.leaseId()).contains("test");
+        assertThat(h.unlock()).as("the lapsed holder no longer held it").isFalse();
+        taker.unlock();
+    }
+
+    @Test
+    void heartbeatExtendsTheLease() {
+        TreeLockHandle h = tryX(bench("A", "1")).orElseThrow();
+        clock.advance(LEASE.minusSeconds(1));
+        Instant renewed = h.heartbeat();
+        assertThat(renewed).isEqualTo(clock.instant().truncatedTo(ChronoUnit.MICROS).plus(LEASE)).isEqualTo(h.expiresAt());
+        clock.advance(LEASE.minusSeconds(1));
+        assertThat(tryX(bench("A", "1"))).isEmpty();
+        assertThat(locks.status(site)).singleElement().satisfies(i -> assertThat(i.expired()).isFalse());
+        assertThat(h.unlock()).isTrue();
+        assertThat(h.unlock()).as("a second unlock").isFalse();
+    }
+
+    @Test
+    void statusListsTheLocksInASubtree_withOwnerNodesAndExpiry() {
+        TreeLockHandle a1 = locks.tryLock(TreeLockRequest.exclusive(bench("A", "1")), "op 17").orElseThrow();
+        TreeLockHandle b = locks.tryLock(TreeLockRequest.shared(workshop("B")), "audit").orElseThrow();
+        assertThat(locks.status(workshop("A"))).singleElement().satisfies(i -> {
+            assertThat(i.owner()).isEqualTo("op 17");
+            assertThat(i.nodes()).containsExactly(java.util.Map.entry(bench("A", "1"), TreeLockMode.EXCLUSIVE));
+            assertThat(i.expiresAt()).isEqualTo(a1.expiresAt());
+        });
+        assertThat(locks.status(site)).extracting(TreeLockInfo::owner).containsExactlyInAnyOrder("op 17", "audit");
+        assertThat(locks.status(bench("A", "2"))).isEmpty();
+        a1.unlock();
+        b.unlock();
+    }
+
+    @Test
+    void acquireCost_isDepthTimesNodes_whateverIsHeldElsewhere() {
+        TreePath target = bench("A", "1");
+        free(target); // creates its rows
+        EngineStatistics quiet = cost(target);
+        List<TreeLockHandle> held = new ArrayList<>();
+        for (int i = 0; i < 100; i++) {
+            held.add(tryX(bench("W" + i, "1")).orElseThrow());
+        }
+        EngineStatistics busy = cost(target);
+        held.forEach(TreeLockHandle::unlock);
+        assertThat(busy).isEqualTo(quiet);
+        assertThat(quiet.updates()).as("one conditional update per level").isEqualTo(target.depth());
+        assertThat(quiet.inserts()).as("the lease").isEqualTo(1);
+        assertThat(quiet.selects()).isZero();
+    }
+
+    private EngineStatistics cost(TreePath target) {
+        EngineStatistics before = engine.statistics();
+        TreeLockHandle h = tryX(target).orElseThrow();
+        EngineStatistics used = engine.statistics().since(before);
+        h.unlock();
+        return used;
+    }
+
+    @Test
+    void aWaiterIsGrantedWhenTheHolderReleases() throws Exception {
+        TreeLockHandle holder = tryX(workshop("A")).orElseThrow();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<TreeLockHandle> waiter = pool.submit(() -> locks.lock(Set.of(bench("A", "1")), "waiter", Duration.ofSeconds(20)));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queuedOn(bench("A", "1")));
+            assertThat(waiter).isNotDone();
+            holder.unlock();
+            TreeLockHandle granted = waiter.get(10, TimeUnit.SECONDS);
+            assertThat(granted.owner()).isEqualTo("waiter");
+            granted.unlock();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /** True once a waiter has queued at the head of {@code node}: later conflicting requests yield to it. */
+    private boolean queuedOn(TreePath node) {
+        Optional<TreeLockHandle> h = locks.tryLock(TreeLockRequest.exclusive(node.child("probe", "p")), "probe");
+        h.ifPresent(TreeLockHandle::unlock);
+        return h.isEmpty();
+    }
+
+    @Test
+    void lockTimesOut_namingWhoBlocksIt_andLeavesNothingQueued() {
+        TreeLockHandle holder = locks.tryLock(TreeLockRequest.exclusive(workshop("A")), "nightly upgrade").orElseThrow();
+        EngineRuntimeException e = failure(() -> locks.lock(Set.of(bench("A", "1")), "impatient", Duration.ofMillis(50)));
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_LOCK_TIMEOUT);
+        assertThat(e.getMessage()).contains("X " + bench("A", "1")).contains("nightly upgrade").contains(holder.leaseId());
+        assertThat(locks.tryLock(TreeLockRequest.exclusive(bench("A", "1")), "x", Duration.ofMillis(20))).isEmpty();
+        holder.unlock();
+        assertThat(free(bench("A", "1"))).as("the timed-out waiter left the queue").isTrue();
+    }
+
+    @Test
+    void aWorkshopWaiterIsNotStarvedByAStreamOfBenchLocks() throws Exception {
+        int benchThreads = 4;
+        AtomicBoolean stop = new AtomicBoolean();
+        AtomicInteger benchGrants = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(benchThreads + 1);
+        try {
+            List<Future<?>> streams = new ArrayList<>();
+            for (int t = 0; t < benchThreads; t++) {
+                TreePath mine = bench("A", "" + t);
+                streams.add(pool.submit(() -> {
+                    while (!stop.get()) {
+                        Optional<TreeLockHandle> h = locks.tryLock(TreeLockRequest.exclusive(mine), "bench", Duration.ofMillis(200));
+                        if (h.isPresent()) {
+                            benchGrants.incrementAndGet();
+                            h.get().unlock();
+                        }
+                    }
+                    return null;
+                }));
+            }
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> benchGrants.get() > 20);
+            Future<Integer> workshop = pool.submit(() -> {
+                int before = benchGrants.get();
+                TreeLockHandle h = locks.lock(Set.of(workshop("A")), "workshop", Duration.ofSeconds(20));
+                int during = benchGrants.get() - before;
+                h.unlock();
+                return during;
+            });
+            int grantsWhileWaiting = workshop.get(30, TimeUnit.SECONDS);
+            assertThat(grantsWhileWaiting).as("bench grants between the workshop request and its grant")
+                    .isLessThanOrEqualTo(4 * benchThreads);
+            stop.set(true);
+            for (Future<?> f : streams) {
+                f.get(10, TimeUnit.SECONDS);
+            }
+        } finally {
+            stop.set(true);
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void multiNodeRequestsInOppositeOrders_neverDeadlock() throws Exception {
+        List<TreePath> nodes = List.of(bench("A", "1"), bench("B", "1"), workshop("C"), bench("A", "2"));
+        int threads = 6;
+        int rounds = 30;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        try {
+            List<Future<Integer>> results = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                List<TreePath> order = new ArrayList<>(nodes);
+                if (t % 2 == 1) {
+                    java.util.Collections.reverse(order);
+                }
+                results.add(pool.submit(() -> {
+                    start.await();
+                    int done = 0;
+                    for (int r = 0; r < rounds; r++) {
+                        // Each thread asks for the nodes in its own order, two at a time, overlapping.
+                        int i = r % (order.size() - 1);
+                        Set<TreePath> pair = new java.util.LinkedHashSet<>(List.of(order.get(i), order.get(i + 1)));
+                        try (TreeLockHandle h = locks.lock(pair, "t", Duration.ofSeconds(30))) {
+                            done += h.nodes().size() > 0 ? 1 : 0;
+                        }
+                    }
+                    return done;
+                }));
+            }
+            start.countDown();
+            for (Future<Integer> f : results) {
+                assertThat(f.get(60, TimeUnit.SECONDS)).isEqualTo(rounds);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void badInput_failsNamingTheValue_andHoldsNothing() {
+        assertThat(failure(() -> TreePath.parse("site:O/workshop")).getMessage())
+                .isEqualTo("E_BAD_VALUE: Bad value for tree path: \"site:O/workshop\" (segment 'workshop' is not type:id (e.g. site:O/workshop:A))");
+        assertThat(failure(() -> TreePath.parse("site:O//bench:1")).getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(failure(() -> TreePath.parse("si te:O")).getMessage()).contains("\"si te:O\"").contains("a type is 1 to 64");
+        assertThat(failure(() -> TreeLockRequest.exclusive(Set.of())).getMessage()).contains("name at least one node");
+        assertThat(failure(() -> TreeLockMode.parse("W")).getMessage())
+                .isEqualTo("E_BAD_VALUE: Bad value for tree lock mode: \"W\" (expected S, X, shared or exclusive)");
+        assertThat(failure(() -> locks.tryLock(TreeLockRequest.exclusive(workshop("A")), "")).getMessage()).contains("tree lock owner");
+        assertThat(failure(() -> locks.tryLock(TreeLockRequest.exclusive(workshop("A")), "o".repeat(65))).getExceptionCode())
+                .isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(failure(() -> locks.lock(TreeLockRequest.exclusive(workshop("A")), "o", Duration.ofSeconds(-1))).getMessage())
+                .contains("maxWait");
+        String s = site.last().id();
+        assertThat(failure(() -> locks.parseRequest("<site id=\"" + s + "\"><workshop id=\"A\"><bench/></workshop></site>")).getMessage())
+                .contains("operation document at site:" + s + "/workshop:A/bench").contains("has no id attribute");
+        assertThat(failure(() -> locks.parseRequest("<site id=\"" + s + "\"><bench id=\"1\" mode=\"W\"/></site>")).getMessage())
+                .contains("site:" + s + "/bench:1").contains("expected S, X, shared or exclusive");
+        assertThat(failure(() -> locks.parseRequest("<site id=\"" + s + "\" mode=\"S\"><bench id=\"1\"/></site>")).getMessage())
+                .contains("mode is only allowed on a leaf");
+        assertThat(failure(() -> locks.parseRequest("<site id=\"" + s + "\"><bench id=\"1\">")).getMessage())
+                .contains("not well-formed XML");
+        assertThat(failure(() -> locks.parseRequest("{\"type\":\"site\",\"id\":\"" + s + "\",\"kids\":[]}")).getMessage())
+                .contains("unknown key 'kids'");
+        assertThat(failure(() -> locks.parseRequest("{\"type\":\"site\",\"id\":\"" + s + "\",\"children\":[]}")).getMessage())
+                .contains("children must be a non-empty array");
+        assertThat(failure(() -> locks.parseRequest("{\"type\":\"site\"")).getMessage()).contains("not valid JSON");
+        assertThat(failure(() -> locks.parseRequest("site:O")).getMessage()).contains("neither XML");
+        assertThat(failure(() -> locks.parseRequest("<!DOCTYPE x [<!ENTITY e SYSTEM \"file:///etc/passwd\">]><site id=\"&e;\"/>"))
+                .getMessage()).contains("not well-formed XML");
+        assertThat(locks.status(site)).isEmpty();
+    }
+
+    @Test
+    void operationDocuments_xmlAndJson_lockTheirLeaves() {
+        String s = site.last().id();
+        TreeLockRequest xml = locks.parseRequest("""
+                <site id="%s">
+                  <workshop id="A"><bench id="1"/><bench id="2"/><bench id="3"/></workshop>
+                  <workshop id="B"><bench id="4"/><bench id="5" mode="S"/></workshop>
+                </site>""".formatted(s));
+        TreeLockRequest json = locks.parseRequest("""
+                {"type": "site", "id": "%s", "children": [
+                  {"type": "workshop", "id": "A", "children": [{"type": "bench", "id": "1"}, {"type": "bench", "id": "2"},
+                                                             {"type": "bench", "id": "3"}]},
+                  {"type": "workshop", "id": "B", "children": [{"type": "bench", "id": "4"},
+                                                             {"type": "bench", "id": "5", "mode": "shared"}]}]}""".formatted(s));
+        assertThat(xml).isEqualTo(json);
+        assertThat(xml.nodes()).containsEntry(bench("A", "1"), TreeLockMode.EXCLUSIVE)
+                .containsEntry(bench("B", "5"), TreeLockMode.SHARED).hasSize(5);
+        TreeLockHandle h = locks.tryLock(xml, "from xml").orElseThrow();
+        assertThat(free(bench("A", "7"))).isTrue();
+        assertThat(tryX(workshop("B"))).isEmpty();
+        h.unlock();
+    }
+}

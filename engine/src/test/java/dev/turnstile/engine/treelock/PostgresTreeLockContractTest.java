@@ -1,0 +1,11 @@
+package dev.turnstile.engine.treelock;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TestDatabases;
+
+class PostgresTreeLockContractTest extends AbstractTreeLockContractTest {
+    @Override
+    protected EngineConfig config() {
+        return TestDatabases.postgres();
+    }
+}
