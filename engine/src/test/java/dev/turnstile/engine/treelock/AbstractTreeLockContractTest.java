@@ -426,4 +426,113 @@ public abstract class AbstractTreeLockContractTest {
         assertThat(tryX(workshop("B"))).isEmpty();
         h.unlock();
     }
+
+    /** The rule as written: two requests conflict if some pair of their nodes is related and not both shared. */
+    static boolean conflict(TreeLockRequest a, TreeLockRequest b) {
+        for (var x : a.nodes().entrySet()) {
+            for (var y : b.nodes().entrySet()) {
+                boolean related = x.getKey().equals(y.getKey()) || x.getKey().isAncestorOf(y.getKey())
+                        || y.getKey().isAncestorOf(x.getKey());
+                if (related && !(x.getValue() == TreeLockMode.SHARED && y.getValue() == TreeLockMode.SHARED)) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+
+    /** A random request of 1 to 3 nodes of a site with 3 workshops × 3 benches × 2 operations. */
+    TreeLockRequest randomRequest(java.util.Random random) {
+        TreeLockRequest.Builder b = TreeLockRequest.builder();
+        int n = 1 + random.nextInt(3);
+        for (int i = 0; i < n; i++) {
+            TreePath p = site;
+            int depth = random.nextInt(4);
+            if (depth >= 1) {
+                p = workshop("" + random.nextInt(3));
+            }
+            if (depth >= 2) {
+                p = p.child("bench", "" + random.nextInt(3));
+            }
+            if (depth >= 3) {
+                p = p.child("operation", "" + random.nextInt(2));
+            }
+            b.node(p, random.nextInt(3) == 0 ? TreeLockMode.SHARED : TreeLockMode.EXCLUSIVE);
+        }
+        return b.build();
+    }
+
+    @Test
+    void property_everyTryLockAnswerMatchesTheRule_givenWhatIsHeld_withLapsesAndReleases() {
+        long seed = System.nanoTime();
+        java.util.Random random = new java.util.Random(seed);
+        java.util.Map<TreeLockHandle, TreeLockRequest> held = new java.util.LinkedHashMap<>();
+        for (int step = 0; step < 300; step++) {
+            int action = random.nextInt(20);
+            if (action < 12 || held.isEmpty()) {
+                TreeLockRequest r = randomRequest(random);
+                boolean expected = held.values().stream().noneMatch(h -> conflict(h, r));
+                Optional<TreeLockHandle> got = locks.tryLock(r, "p" + step);
+                assertThat(got.isPresent()).as("seed %d step %d: %s while holding %s", seed, step, r, held.values())
+                        .isEqualTo(expected);
+                got.ifPresent(h -> held.put(h, r));
+            } else if (action < 19) {
+                TreeLockHandle h = new ArrayList<>(held.keySet()).get(random.nextInt(held.size()));
+                assertThat(h.unlock()).as("seed %d step %d", seed, step).isTrue();
+                held.remove(h);
+            } else {
+                // Every holder goes silent past its lease: all lapse together, as a crashed process's would.
+                clock.advance(LEASE.plusSeconds(1));
+                held.keySet().forEach(h -> assertThat(failure(h::heartbeat).getExceptionCode())
+                        .isEqualTo(ExceptionCode.E_LEASE_LAPSED));
+                held.keySet().forEach(TreeLockHandle::unlock); // unreaped ones are released; reaped ones say false
+                held.clear();
+            }
+        }
+        held.keySet().forEach(TreeLockHandle::unlock);
+    }
+
+    @Test
+    void fuzz_racingThreads_neverHoldConflictingSetsAtOnce() throws Exception {
+        int threads = 6;
+        int rounds = 40;
+        List<TreeLockRequest> holding = new ArrayList<>();
+        List<String> violations = java.util.Collections.synchronizedList(new ArrayList<>());
+        AtomicInteger grants = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CountDownLatch start = new CountDownLatch(1);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                java.util.Random random = new java.util.Random(t * 7919L + System.nanoTime());
+                done.add(pool.submit(() -> {
+                    start.await();
+                    for (int i = 0; i < rounds; i++) {
+                        TreeLockRequest r = randomRequest(random);
+                        try (TreeLockHandle h = locks.lock(r, "fuzz", Duration.ofSeconds(60))) {
+                            // Registered after the grant and removed before the release: inside the true hold.
+                            synchronized (holding) {
+                                holding.stream().filter(o -> conflict(o, r)).forEach(o -> violations.add(r + " granted while " + o + " held"));
+                                holding.add(r);
+                            }
+                            grants.incrementAndGet();
+                            Thread.onSpinWait();
+                            synchronized (holding) {
+                                holding.remove(r);
+                            }
+                        }
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : done) {
+                f.get(120, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(violations).isEmpty();
+        assertThat(grants.get()).isEqualTo(threads * rounds);
+    }
 }

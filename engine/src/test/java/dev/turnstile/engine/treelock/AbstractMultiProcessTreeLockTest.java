@@ -1,0 +1,125 @@
+package dev.turnstile.engine.treelock;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.TreeLockHandle;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreeLocks;
+import dev.turnstile.api.TreePath;
+import dev.turnstile.engine.ChildJvm;
+import dev.turnstile.engine.MutableClock;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Tree locks between real processes sharing one database. */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractMultiProcessTreeLockTest {
+    private static final Duration STARTUP = Duration.ofSeconds(60);
+    private final MutableClock clock = new MutableClock(Instant.now());
+    private ContentEngine engine;
+    private TreeLocks locks;
+
+    @TempDir
+    Path dir;
+
+    protected abstract EngineConfig config();
+
+    @BeforeAll
+    void open() {
+        engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).build());
+        locks = engine.treeLocks();
+    }
+
+    @AfterAll
+    void close() {
+        engine.close();
+    }
+
+    private String[] args(String... more) {
+        List<String> all = new ArrayList<>(List.of(config().jdbcUrl(), config().username(), config().password()));
+        all.addAll(List.of(more));
+        return all.toArray(String[]::new);
+    }
+
+    private record Operation(long start, long end, String pid, TreeLockRequest request) {
+    }
+
+    @Test
+    void threeProcesses_conflictingOperationsNeverOverlap() throws Exception {
+        String site = UUID.randomUUID().toString().substring(0, 8);
+        Path log = dir.resolve("operations.log");
+        int rounds = 40;
+        List<ChildJvm> children = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                children.add(ChildJvm.start(TreeLockWorker.class, args("race", site, "" + rounds, log.toString())));
+            }
+            for (ChildJvm c : children) {
+                c.awaitLine("READY"::equals, STARTUP);
+            }
+            children.forEach(c -> c.send("GO"));
+            for (ChildJvm c : children) {
+                c.awaitLine("DONE"::equals, Duration.ofMinutes(3));
+                assertThat(c.awaitExit(STARTUP)).isZero();
+            }
+        } finally {
+            for (ChildJvm c : children) {
+                c.close();
+            }
+        }
+        List<Operation> ops = Files.readAllLines(log).stream().map(line -> {
+            String[] f = line.split(" ", 4);
+            return new Operation(Long.parseLong(f[0]), Long.parseLong(f[1]), f[2], TreeLockStore.decode(f[3].replace(';', '\n')));
+        }).toList();
+        assertThat(ops).hasSize(3 * rounds);
+        int overlapping = 0;
+        for (int i = 0; i < ops.size(); i++) {
+            for (int j = i + 1; j < ops.size(); j++) {
+                Operation a = ops.get(i);
+                Operation b = ops.get(j);
+                boolean overlap = a.start < b.end && b.start < a.end;
+                if (overlap) {
+                    assertThat(AbstractTreeLockContractTest.conflict(a.request, b.request))
+                            .as("%s (pid %s) overlapped %s (pid %s)", a.request, a.pid, b.request, b.pid).isFalse();
+                    overlapping++;
+                }
+            }
+        }
+        assertThat(overlapping).as("independent operations ran at the same time").isPositive();
+        assertThat(locks.status(TreePath.root("site", site))).isEmpty();
+    }
+
+    @Test
+    void killedHoldersLocks_lapseAfterTheLease_notBefore() throws Exception {
+        String site = UUID.randomUUID().toString().substring(0, 8);
+        TreePath workshop = TreePath.root("site", site).child("workshop", "A");
+        Instant expiry;
+        try (ChildJvm holder = ChildJvm.start(TreeLockWorker.class, args("hold", site))) {
+            String line = holder.awaitLine(l -> l.startsWith("LOCKED "), STARTUP);
+            expiry = Instant.parse(line.substring("LOCKED ".length()));
+            holder.kill();
+        }
+        TreeLockRequest bench = TreeLockRequest.exclusive(workshop.child("bench", "1"));
+        clock.set(expiry.minusMillis(1));
+        assertThat(locks.tryLock(bench, "parent")).as("before the lease ends").isEmpty();
+        clock.set(expiry.plusMillis(1));
+        Optional<TreeLockHandle> taken = locks.tryLock(bench, "parent");
+        assertThat(taken).as("after the lease ends").isPresent();
+        taken.get().unlock();
+        assertThat(locks.status(workshop)).isEmpty();
+    }
+}
