@@ -32,6 +32,10 @@ final class DefaultContentEngine implements ContentEngine {
         this.config = config;
         // Policies first: a bad policy fails the open before any connection is made.
         this.retryPolicies = new DefaultRetryPolicies(config.retryPolicies(), config.source());
+        if (!retryPolicies.names().contains(config.treeLockRetryPolicy())) {
+            throw EngineRuntimeException.configInvalid(config.source(), "treeLocks.retryPolicy", config.treeLockRetryPolicy(),
+                    "no such retry policy; known policies are " + retryPolicies.names());
+        }
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
         entities.addAll(DispenserServices.ENTITIES);
         entities.addAll(DefaultTreeLocks.ENTITIES);

@@ -42,10 +42,6 @@ public final class DefaultTreeLocks implements TreeLocks {
         this.database = database;
         this.store = new TreeLockStore(database);
         this.lease = config.treeLockLease();
-        if (!policies.names().contains(config.treeLockRetryPolicy())) {
-            throw EngineRuntimeException.configInvalid(config.source(), "treeLocks.retryPolicy", config.treeLockRetryPolicy(),
-                    "no such retry policy; known policies are " + policies.names());
-        }
         this.intervals = policies.intervals(config.treeLockRetryPolicy());
     }
 

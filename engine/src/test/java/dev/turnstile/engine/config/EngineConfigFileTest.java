@@ -1,5 +1,6 @@
 package dev.turnstile.engine.config;
 
+import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
@@ -112,6 +113,26 @@ class EngineConfigFileTest {
         assertThat(reference.retryPolicies()).isEqualTo(defaults.retryPolicies());
         assertThat(reference.dispenserAdminRole()).isEqualTo(defaults.dispenserAdminRole());
         assertThat(reference.dispensers()).isEqualTo(defaults.dispensers());
+        assertThat(reference.treeLockLease()).isEqualTo(defaults.treeLockLease());
+        assertThat(reference.treeLockRetryPolicy()).isEqualTo(defaults.treeLockRetryPolicy());
+    }
+
+    @Test
+    void treeLocksSection_readsEveryKey_andNamesBadValues() throws IOException {
+        EngineConfig config = EngineConfigFile.read(write("treeLocks:\n  lease: 2m\n  retryPolicy: patient\n"));
+        assertThat(config.treeLockLease()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(config.treeLockRetryPolicy()).isEqualTo("patient");
+        Path shortLease = write("treeLocks:\n  lease: 10ms\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(shortLease)).hasMessage("E_CONFIG_INVALID: " + shortLease
+                + ": treeLocks.lease = PT0.01S [Duration]: must be at least 1s");
+        Path badLease = write("treeLocks:\n  lease: forever\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(badLease)).hasMessage("E_CONFIG_INVALID: " + badLease
+                + ": treeLocks.lease = \"forever\": must be a duration such as 500ms, 10s, 1m or PT10S");
+        Path typo = write("treeLocks:\n  leese: 2m\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(typo)).hasMessageContaining(typo + ": treeLocks.leese = \"2m\": unknown key");
+        Path unknownPolicy = write("treeLocks:\n  retryPolicy: patient\n");
+        assertThatThrownBy(() -> ContentEngine.open(unknownPolicy)).hasMessageContaining(unknownPolicy
+                + ": treeLocks.retryPolicy = \"patient\": no such retry policy; known policies are [default, dispenser, tree-lock]");
     }
 
     @Test
