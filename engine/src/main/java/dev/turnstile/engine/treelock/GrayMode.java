@@ -4,10 +4,8 @@ import dev.turnstile.api.TreeLockMode;
 import dev.turnstile.api.TreeLockRequest;
 import dev.turnstile.api.TreePath;
 
-import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
-import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.SortedMap;
@@ -84,13 +82,5 @@ enum GrayMode {
             }
         }
         return Collections.unmodifiableSortedMap(marks);
-    }
-
-    static List<String> columns() {
-        List<String> out = new ArrayList<>();
-        for (GrayMode m : values()) {
-            out.add(m.column);
-        }
-        return out;
     }
 }

@@ -9,6 +9,9 @@ import org.hibernate.StatelessSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Savepoint;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -51,13 +54,12 @@ final class TreeLockStore {
         }
     }
 
-    /** Why an attempt was not granted: the node whose row refused the mark, and what holds it. */
+    /** An attempt was refused: some row's compatibility check or queue rule failed; the transaction rolls back. */
     static final class Blocked extends RuntimeException {
-        final TreePath node;
+        static final Blocked INSTANCE = new Blocked();
 
-        Blocked(TreePath node, String why) {
-            super(why, null, false, false);
-            this.node = node;
+        private Blocked() {
+            super("tree lock request blocked", null, false, false);
         }
     }
 
@@ -68,15 +70,15 @@ final class TreeLockStore {
             Instant now = database.now();
             for (Map.Entry<TreePath, GrayMode> mark : marks.entrySet()) {
                 String path = mark.getKey().toString();
-                int rows = session.createNativeMutationQuery(acquireSql.get(mark.getValue()))
-                        .setParameter("path", path).setParameter("lease", leaseId).setParameter("ticket", ticket)
-                        .setParameter("now", now).executeUpdate();
-                if (rows == 0) {
-                    TreeNodeRecord row = session.get(TreeNodeRecord.class, path);
-                    if (row != null) {
-                        throw new Blocked(mark.getKey(), describe(row, mark.getValue(), leaseId));
+                if (!mark(session, path, mark.getValue(), leaseId, ticket, now)) {
+                    // Nothing updated: either a conflict, or no one has locked this node yet.
+                    if (session.get(TreeNodeRecord.class, path) != null) {
+                        throw Blocked.INSTANCE;
                     }
-                    session.insert(newNode(path, mark.getValue())); // a concurrent first insert fails the attempt
+                    createIfAbsent(session, path);
+                    if (!mark(session, path, mark.getValue(), leaseId, ticket, now)) {
+                        throw Blocked.INSTANCE;
+                    }
                 }
             }
             if (queued) {
@@ -85,6 +87,33 @@ final class TreeLockStore {
             TreeLeaseRecord record = new TreeLeaseRecord(leaseId, owner, encode(request), now, now.plus(lease));
             session.insert(record);
             return record;
+        });
+    }
+
+    private boolean mark(StatelessSession session, String path, GrayMode mode, String leaseId, String ticket, Instant now) {
+        return session.createNativeMutationQuery(acquireSql.get(mode)).setParameter("path", path).setParameter("lease", leaseId)
+                .setParameter("ticket", ticket).setParameter("now", now).executeUpdate() == 1;
+    }
+
+    /**
+     * Inserts a node's row, with nothing held, unless it exists. Two requests may be first to
+     * touch a node at once: the loser's insert is undone to a savepoint (through JDBC, so the
+     * expected duplicate is not logged as an error), and its transaction goes on.
+     */
+    private static void createIfAbsent(StatelessSession session, String path) {
+        session.doWork(connection -> {
+            Savepoint savepoint = connection.setSavepoint();
+            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO ts_tree_node (node_path, usn, is_count,"
+                    + " ix_count, s_count, six_count, x_count) VALUES (?, 0, 0, 0, 0, 0, 0)")) {
+                insert.setString(1, path);
+                insert.executeUpdate();
+                connection.releaseSavepoint(savepoint);
+            } catch (SQLException e) {
+                if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                    throw e;
+                }
+                connection.rollback(savepoint);
+            }
         });
     }
 
@@ -146,23 +175,23 @@ final class TreeLockStore {
             Instant now = database.now();
             for (Map.Entry<TreePath, TreeLockMode> node : request.nodes().entrySet()) {
                 String path = node.getKey().toString();
-                int rows = session.createNativeMutationQuery("UPDATE ts_tree_node SET head_lease = :lease, head_mode = :mode,"
-                                + " head_ticket = :ticket, head_expires = :expiry WHERE node_path = :path AND (head_lease IS NULL"
-                                + " OR head_lease = :lease OR head_ticket > :ticket OR head_expires < :now)")
-                        .setParameter("lease", leaseId).setParameter("mode", node.getValue().letter())
-                        .setParameter("ticket", ticket).setParameter("expiry", headExpiry).setParameter("path", path)
-                        .setParameter("now", now).executeUpdate();
-                if (rows == 0 && session.get(TreeNodeRecord.class, path) == null) {
-                    TreeNodeRecord row = newNode(path, null);
-                    row.headLease = leaseId;
-                    row.headMode = node.getValue().letter();
-                    row.headTicket = ticket;
-                    row.headExpires = headExpiry;
-                    session.insert(row);
+                if (!claimHead(session, path, node.getValue(), leaseId, ticket, headExpiry, now)
+                        && session.get(TreeNodeRecord.class, path) == null) {
+                    createIfAbsent(session, path);
+                    claimHead(session, path, node.getValue(), leaseId, ticket, headExpiry, now);
                 }
             }
             return null;
         });
+    }
+
+    private static boolean claimHead(StatelessSession session, String path, TreeLockMode mode, String leaseId, String ticket,
+                                     Instant headExpiry, Instant now) {
+        return session.createNativeMutationQuery("UPDATE ts_tree_node SET head_lease = :lease, head_mode = :mode,"
+                        + " head_ticket = :ticket, head_expires = :expiry WHERE node_path = :path AND (head_lease IS NULL"
+                        + " OR head_lease = :lease OR head_ticket > :ticket OR head_expires < :now)")
+                .setParameter("lease", leaseId).setParameter("mode", mode.letter()).setParameter("ticket", ticket)
+                .setParameter("expiry", headExpiry).setParameter("path", path).setParameter("now", now).executeUpdate() == 1;
     }
 
     void leaveQueue(String leaseId, TreeLockRequest request) {
@@ -215,25 +244,6 @@ final class TreeLockStore {
                         + " head_expires = NULL WHERE node_path IN (:paths) AND head_lease = :lease")
                 .setParameterList("paths", request.nodes().keySet().stream().map(TreePath::toString).toList())
                 .setParameter("lease", leaseId).executeUpdate();
-    }
-
-    private static TreeNodeRecord newNode(String path, GrayMode mode) {
-        TreeNodeRecord row = new TreeNodeRecord(path);
-        if (mode != null) {
-            row.setCount(mode, 1);
-        }
-        return row;
-    }
-
-    private static String describe(TreeNodeRecord row, GrayMode wanted, String leaseId) {
-        StringBuilder held = new StringBuilder();
-        for (GrayMode m : wanted.incompatible()) {
-            if (row.count(m) > 0) {
-                held.append(held.isEmpty() ? "" : ", ").append(row.count(m)).append(' ').append(m);
-            }
-        }
-        return held.isEmpty() ? row.path + " has an older waiter queued (" + row.headMode + ")"
-                : row.path + " is held " + held + " (wanted " + wanted + ")";
     }
 
     static String encode(TreeLockRequest request) {

@@ -53,28 +53,4 @@ public class TreeNodeRecord {
 
     protected TreeNodeRecord() {
     }
-
-    TreeNodeRecord(String path) {
-        this.path = path;
-    }
-
-    int count(GrayMode mode) {
-        return switch (mode) {
-            case IS -> isCount;
-            case IX -> ixCount;
-            case S -> sCount;
-            case SIX -> sixCount;
-            case X -> xCount;
-        };
-    }
-
-    void setCount(GrayMode mode, int n) {
-        switch (mode) {
-            case IS -> isCount = n;
-            case IX -> ixCount = n;
-            case S -> sCount = n;
-            case SIX -> sixCount = n;
-            case X -> xCount = n;
-        }
-    }
 }
