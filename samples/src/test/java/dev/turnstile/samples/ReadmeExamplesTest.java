@@ -1,6 +1,11 @@
 package dev.turnstile.samples;
 
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.TreeLockHandle;
+import dev.turnstile.api.TreeLockInfo;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreeLocks;
+import dev.turnstile.api.TreePath;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.DispenserConfig;
@@ -23,6 +28,8 @@ import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -111,6 +118,37 @@ class ReadmeExamplesTest {
             // endregion
             assertThat(number).isEqualTo(1L);
             assertThat(counter.isLocked()).isFalse();
+        }
+    }
+
+    @Test
+    void treeLocks() {
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            // region tree-locks
+            TreeLocks locks = engine.treeLocks();
+            TreePath workshopA = TreePath.parse("site:O/workshop:A");
+            TreePath bench1 = workshopA.child("bench", "1");
+
+            TreeLockHandle op = locks.lock(Set.of(bench1), "op-4711", Duration.ofSeconds(10));
+            // Bench 1 is ours. Bench 2 and workshop B stay free; workshop A and the site must wait.
+            Optional<TreeLockHandle> upgrade = locks.tryLock(TreeLockRequest.exclusive(workshopA), "upgrade");  // empty
+            op.heartbeat();                                   // renews the lease (30 s by default) during long work
+            op.unlock();
+
+            // The operation document a host already has: every leaf is locked, all at once or none.
+            TreeLockRequest execution = locks.parseRequest("""
+                    <site id="O">
+                      <workshop id="A"><bench id="1"/><bench id="2"/></workshop>
+                      <workshop id="B"><bench id="4" mode="S"/></workshop>
+                    </site>""");
+            Optional<TreeLockHandle> held = locks.tryLock(execution, "execution 9");
+            List<TreeLockInfo> inSite = locks.status(TreePath.parse("site:O"));   // who holds what, oldest first
+            held.ifPresent(TreeLockHandle::unlock);
+            // endregion
+            assertThat(upgrade).isEmpty();
+            assertThat(held).isPresent();
+            assertThat(inSite).extracting(TreeLockInfo::owner).containsExactly("execution 9");
+            assertThat(execution.nodes()).hasSize(3);
         }
     }
 
