@@ -12,6 +12,8 @@ import dev.turnstile.engine.retry.DefaultRetryPolicies;
 import io.github.resilience4j.core.IntervalFunction;
 import org.hibernate.exception.ConstraintViolationException;
 import org.hibernate.exception.LockAcquisitionException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -28,6 +30,7 @@ import java.util.concurrent.atomic.AtomicLong;
  * a release in this process wakes it or its retry policy's next wait has passed.
  */
 public final class DefaultTreeLocks implements TreeLocks {
+    private static final Logger log = LoggerFactory.getLogger(DefaultTreeLocks.class);
     public static final List<Class<?>> ENTITIES = List.of(TreeNodeRecord.class, TreeLeaseRecord.class);
     static final int MAX_OWNER_LENGTH = 64;
 
@@ -124,8 +127,7 @@ public final class DefaultTreeLocks implements TreeLocks {
         } finally {
             waiters.remove(waiter);
             if (queued && !granted) {
-                store.leaveQueue(leaseId, request);
-                waiters.wake(request.nodes().keySet());
+                leaveQueue(leaseId, request);
             }
         }
     }
@@ -144,6 +146,16 @@ public final class DefaultTreeLocks implements TreeLocks {
             }
             return false;
         }
+    }
+
+    /** Best effort: a place left behind only holds others back until it expires (one lease). */
+    private void leaveQueue(String leaseId, TreeLockRequest request) {
+        try {
+            store.leaveQueue(leaseId, request);
+        } catch (EngineRuntimeException e) {
+            log.warn("Could not leave the queue for {} (it lapses by itself within {}): {}", request, lease, e.getMessage());
+        }
+        waiters.wake(request.nodes().keySet());
     }
 
     /**

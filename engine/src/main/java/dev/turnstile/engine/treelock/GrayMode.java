@@ -5,6 +5,7 @@ import dev.turnstile.api.TreeLockRequest;
 import dev.turnstile.api.TreePath;
 
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.EnumSet;
 import java.util.Map;
 import java.util.Set;
@@ -72,9 +73,17 @@ enum GrayMode {
         return mode == TreeLockMode.SHARED ? IS : IX;
     }
 
-    /** Every row a request writes and in which mode, in lock order (ancestors first). */
+    /**
+     * The one order every transaction writes node rows in, so none waits on another in a cycle:
+     * deepest first, so a refused request usually fails at its first row (the node it asked for)
+     * without having locked the shared ancestor rows that every other request needs.
+     */
+    static final Comparator<TreePath> WRITE_ORDER = Comparator.comparingInt(TreePath::depth).reversed()
+            .thenComparing(Comparator.naturalOrder());
+
+    /** Every row a request writes and in which mode, in {@link #WRITE_ORDER}. */
     static SortedMap<TreePath, GrayMode> marksOf(TreeLockRequest request) {
-        SortedMap<TreePath, GrayMode> marks = new TreeMap<>();
+        SortedMap<TreePath, GrayMode> marks = new TreeMap<>(WRITE_ORDER);
         for (Map.Entry<TreePath, TreeLockMode> e : request.nodes().entrySet()) {
             marks.merge(e.getKey(), of(e.getValue()), GrayMode::join);
             for (TreePath p = e.getKey().parent(); p != null; p = p.parent()) {

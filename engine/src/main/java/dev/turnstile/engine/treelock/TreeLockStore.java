@@ -19,6 +19,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
@@ -173,7 +174,7 @@ final class TreeLockStore {
     void claimHeads(String leaseId, TreeLockRequest request, String ticket, Instant headExpiry) {
         database.inTransaction(() -> "queueing for " + request, session -> {
             Instant now = database.now();
-            for (Map.Entry<TreePath, TreeLockMode> node : request.nodes().entrySet()) {
+            for (Map.Entry<TreePath, TreeLockMode> node : inWriteOrder(request).entrySet()) {
                 String path = node.getKey().toString();
                 if (!claimHead(session, path, node.getValue(), leaseId, ticket, headExpiry, now)
                         && session.get(TreeNodeRecord.class, path) == null) {
@@ -240,10 +241,17 @@ final class TreeLockStore {
     }
 
     private static void clearHeads(StatelessSession session, String leaseId, TreeLockRequest request) {
-        session.createNativeMutationQuery("UPDATE ts_tree_node SET head_lease = NULL, head_mode = NULL, head_ticket = NULL,"
-                        + " head_expires = NULL WHERE node_path IN (:paths) AND head_lease = :lease")
-                .setParameterList("paths", request.nodes().keySet().stream().map(TreePath::toString).toList())
-                .setParameter("lease", leaseId).executeUpdate();
+        for (TreePath node : inWriteOrder(request).keySet()) {
+            session.createNativeMutationQuery("UPDATE ts_tree_node SET head_lease = NULL, head_mode = NULL, head_ticket = NULL,"
+                            + " head_expires = NULL WHERE node_path = :path AND head_lease = :lease")
+                    .setParameter("path", node.toString()).setParameter("lease", leaseId).executeUpdate();
+        }
+    }
+
+    private static SortedMap<TreePath, TreeLockMode> inWriteOrder(TreeLockRequest request) {
+        SortedMap<TreePath, TreeLockMode> sorted = new TreeMap<>(GrayMode.WRITE_ORDER);
+        sorted.putAll(request.nodes());
+        return sorted;
     }
 
     static String encode(TreeLockRequest request) {
