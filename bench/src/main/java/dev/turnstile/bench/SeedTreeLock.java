@@ -63,7 +63,7 @@ final class SeedTreeLock {
             } finally {
                 global.unlock();
             }
-            if (timeoutMillis >= 0 && System.currentTimeMillis() > deadline) {
+            if (timeoutMillis >= 0 && System.currentTimeMillis() >= deadline) {
                 return null;
             }
             Thread.sleep(SLEEP_MILLIS);
