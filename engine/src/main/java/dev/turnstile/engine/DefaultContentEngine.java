@@ -1,5 +1,6 @@
 package dev.turnstile.engine;
 
+import dev.turnstile.api.ChangeFeed;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
@@ -7,6 +8,7 @@ import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.RetryPolicies;
 import dev.turnstile.api.Session;
 import dev.turnstile.api.TreeLocks;
+import dev.turnstile.engine.changes.DefaultChangeFeed;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.dispenser.DispenserServices;
 import dev.turnstile.engine.objects.ObjectStoreServices;
@@ -27,6 +29,7 @@ final class DefaultContentEngine implements ContentEngine {
     private final DefaultRetryPolicies retryPolicies;
     private final DispenserServices dispensers;
     private final DefaultTreeLocks treeLocks;
+    private final DefaultChangeFeed changes;
 
     DefaultContentEngine(EngineConfig config) {
         this.config = config;
@@ -39,12 +42,14 @@ final class DefaultContentEngine implements ContentEngine {
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
         entities.addAll(DispenserServices.ENTITIES);
         entities.addAll(DefaultTreeLocks.ENTITIES);
+        entities.addAll(DefaultChangeFeed.ENTITIES);
         this.database = new Database(config, entities);
         try {
             this.objects = new ObjectStoreServices(database, config.lockBreakerRole());
             this.dispensers = new DispenserServices(objects, database, retryPolicies, config.dispensers(),
                     config.dispenserAdminRole());
             this.treeLocks = new DefaultTreeLocks(database, retryPolicies, config);
+            this.changes = new DefaultChangeFeed(database, objects, config.changesEnabled());
         } catch (RuntimeException e) {
             database.close();
             throw e;
@@ -59,6 +64,11 @@ final class DefaultContentEngine implements ContentEngine {
         }
         Set<String> copy = Set.copyOf(roles);
         return new DefaultSession(this, user, copy, objects.objectStore(user, copy), dispensers.dispensers(user, copy));
+    }
+
+    @Override
+    public ChangeFeed changes() {
+        return changes;
     }
 
     @Override

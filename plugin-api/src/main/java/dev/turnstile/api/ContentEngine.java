@@ -55,6 +55,9 @@ public interface ContentEngine extends AutoCloseable {
     /** Locks on the nodes of hierarchies, shared with every process on this database. */
     TreeLocks treeLocks();
 
+    /** The change feed of this engine's object store. */
+    ChangeFeed changes();
+
     /** The named retry policies of the configuration, and {@value RetryPolicies#DEFAULT}. */
     RetryPolicies retryPolicies();
 

@@ -38,6 +38,7 @@ public final class EngineConfig {
     private final Map<String, DispenserConfig> dispensers;
     private final Duration treeLockLease;
     private final String treeLockRetryPolicy;
+    private final boolean changesEnabled;
     private final String source;
 
     private EngineConfig(Builder b) {
@@ -53,6 +54,7 @@ public final class EngineConfig {
         this.dispensers = Collections.unmodifiableMap(new LinkedHashMap<>(b.dispensers));
         this.treeLockLease = b.treeLockLease;
         this.treeLockRetryPolicy = b.treeLockRetryPolicy;
+        this.changesEnabled = b.changesEnabled;
         this.source = b.source;
     }
 
@@ -71,7 +73,8 @@ public final class EngineConfig {
                 .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout)
                 .clock(base.clock).lockBreakerRole(base.lockBreakerRole).retryPolicies(base.retryPolicies)
                 .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers)
-                .treeLockLease(base.treeLockLease).treeLockRetryPolicy(base.treeLockRetryPolicy).source(base.source);
+                .treeLockLease(base.treeLockLease).treeLockRetryPolicy(base.treeLockRetryPolicy)
+                .changesEnabled(base.changesEnabled).source(base.source);
     }
 
     public String jdbcUrl() {
@@ -132,6 +135,14 @@ public final class EngineConfig {
         return treeLockRetryPolicy;
     }
 
+    /**
+     * Whether saves record changes for the change feed (one insert more per save); default false.
+     * Every process writing to the database should agree.
+     */
+    public boolean changesEnabled() {
+        return changesEnabled;
+    }
+
     /** Where the configuration came from (a file path, or "builder"), for error messages. */
     public String source() {
         return source;
@@ -144,7 +155,7 @@ public final class EngineConfig {
                 + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole
                 + ", retryPolicies=" + retryPolicies + ", dispenserAdminRole=" + dispenserAdminRole
                 + ", dispensers=" + dispensers + ", treeLockLease=" + treeLockLease
-                + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", source=" + source + "}";
+                + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", changesEnabled=" + changesEnabled + ", source=" + source + "}";
     }
 
     public static final class Builder {
@@ -160,9 +171,15 @@ public final class EngineConfig {
         private final Map<String, DispenserConfig> dispensers = new LinkedHashMap<>();
         private Duration treeLockLease = DEFAULT_TREE_LOCK_LEASE;
         private String treeLockRetryPolicy = DEFAULT_TREE_LOCK_RETRY_POLICY;
+        private boolean changesEnabled;
         private String source = "builder";
 
         private Builder() {
+        }
+
+        public Builder changesEnabled(boolean enabled) {
+            this.changesEnabled = enabled;
+            return this;
         }
 
         public Builder treeLockLease(Duration lease) {

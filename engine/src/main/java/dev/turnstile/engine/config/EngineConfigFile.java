@@ -25,7 +25,7 @@ import java.util.Set;
 public final class EngineConfigFile {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final ObjectMapper PROPERTIES = new JavaPropsMapper();
-    private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers", "treeLocks");
+    private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers", "treeLocks", "changes");
     private static final Set<String> DISPENSERS = Set.of("adminRole", "series");
     private static final Set<String> LOCKS = Set.of("breakerRole");
     private static final Set<String> TREE_LOCKS = Set.of("lease", "retryPolicy");
@@ -85,6 +85,18 @@ public final class EngineConfigFile {
             }
             if (treeLocks.has("retryPolicy")) {
                 builder.treeLockRetryPolicy(text(source, "treeLocks.retryPolicy", treeLocks.get("retryPolicy")));
+            }
+        }
+        JsonNode changes = root.get("changes");
+        if (changes != null) {
+            requireObject(source, "changes", changes);
+            checkKeys(source, "changes.", changes, Set.of("enabled"));
+            if (changes.has("enabled")) {
+                JsonNode enabled = changes.get("enabled");
+                if (!enabled.isBoolean()) {
+                    throw EngineRuntimeException.configInvalid(source, "changes.enabled", enabled.asText(), "must be true or false");
+                }
+                builder.changesEnabled(enabled.booleanValue());
             }
         }
         JsonNode dispensers = root.get("dispensers");

@@ -1,6 +1,7 @@
 package dev.turnstile.engine.objects;
 
 import dev.turnstile.api.ChangeContext.Action;
+import dev.turnstile.api.ChangeKind;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.RefreshMode;
@@ -38,11 +39,23 @@ final class ObjectPersistence {
     private final Database database;
     private final ClassRegistry classes;
     private final ChangePreprocessors preprocessors;
+    private volatile ObjectWriteListener listener;
 
     ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors) {
         this.database = database;
         this.classes = classes;
         this.preprocessors = preprocessors;
+    }
+
+    void listener(ObjectWriteListener listener) {
+        this.listener = listener;
+    }
+
+    private void notify(Transaction tx, ObjectWrite write) {
+        ObjectWriteListener l = listener;
+        if (l != null) {
+            l.written(tx, write);
+        }
     }
 
     /** One SELECT: the object if it exists and is of {@code className} or a subclass. */
@@ -174,6 +187,7 @@ final class ObjectPersistence {
         record.lockTimeout = lock.timeoutSeconds();
         session.insert(record);
         tx.written();
+        notify(tx, new ObjectWrite(ChangeKind.CREATE, record.id, record.className, user, now, null, 0, Map.of(), valid));
         return new ObjectState(record.id, record.className, 0, user, now, user, now, valid, lock);
     }
 
@@ -213,6 +227,8 @@ final class ObjectPersistence {
             throw lostRace(session, className, id, current.usn());
         }
         tx.written();
+        notify(tx, new ObjectWrite(ObjectWrite.kindOfUpdate(current.values(), valid, pendingLock), id, className, tx.user(),
+                tx.now, current.usn(), current.usn() + 1, current.values(), valid));
         return new ObjectState(id, className, current.usn() + 1, current.creator(), current.dateCreated(),
                 tx.user(), tx.now, valid, lock);
     }
@@ -247,6 +263,8 @@ final class ObjectPersistence {
             throw lostRace(session, o.getClassName(), o.getId(), current.usn());
         }
         tx.written();
+        notify(tx, new ObjectWrite(ChangeKind.DELETE, o.getId(), o.getClassName(), actor.user(), now, current.usn(), null,
+                current.values(), Map.of()));
         return null;
     }
 

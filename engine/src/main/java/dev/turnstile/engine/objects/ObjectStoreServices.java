@@ -29,6 +29,11 @@ public final class ObjectStoreServices {
         this.persistence = new ObjectPersistence(database, classes, preprocessors);
     }
 
+    /** Sets who is told of every object row written, inside the saving transaction (the change feed). */
+    public void writeListener(ObjectWriteListener listener) {
+        persistence.listener(listener);
+    }
+
     /** Engine work in one transaction as {@code user}, with {@link ObjectTransaction#updateLocked}. */
     public <T> T inTransaction(Supplier<String> what, String user, Function<ObjectTransaction, T> work) {
         return persistence.inTransaction(what, new LockRules.Actor(user, false), work);

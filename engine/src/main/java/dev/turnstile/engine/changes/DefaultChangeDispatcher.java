@@ -1,0 +1,174 @@
+package dev.turnstile.engine.changes;
+
+import dev.turnstile.api.Change;
+import dev.turnstile.api.ChangeDispatcher;
+import dev.turnstile.api.ChangeFilter;
+import dev.turnstile.api.ChangeSubscriber;
+import dev.turnstile.api.DeliveryMode;
+import dev.turnstile.api.DispatchReport;
+import dev.turnstile.api.DispatcherConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.concurrent.ThreadLocalRandom;
+
+/**
+ * One dispatcher. A pass: sequence what has committed; among the clients behind the head and not
+ * held by a live dispatcher, take one of the least recently touched (at random among the first
+ * three, so dispatchers starting together spread out) with a USN-checked lease; read a batch after
+ * its position, filter, coalesce, deliver; then in one transaction move its position, touch it and
+ * give it back. A dispatcher that dies mid-batch leaves the position where it was: after the lease,
+ * another takes the client and delivers the batch again (at least once).
+ */
+final class DefaultChangeDispatcher implements ChangeDispatcher {
+    private static final Logger log = LoggerFactory.getLogger(DefaultChangeDispatcher.class);
+    private static final int CANDIDATES = 8;
+    private static final int SPREAD = 3;
+
+    private final DefaultChangeFeed feed;
+    private final DispatcherConfig config;
+    private final String name;
+    private volatile Thread thread;
+    private volatile boolean stopping;
+
+    DefaultChangeDispatcher(DefaultChangeFeed feed, DispatcherConfig config, String name) {
+        this.feed = feed;
+        this.config = config;
+        this.name = name;
+    }
+
+    @Override
+    public String name() {
+        return name;
+    }
+
+    @Override
+    public DispatchReport runOnce() {
+        long head = feed.sequencer.sequence();
+        Instant now = feed.database.now();
+        List<ClientRecord> behind = feed.database.inTransaction(() -> name + " looking for clients", session ->
+                session.createSelectionQuery("from ClientRecord c where c.position < :head and (c.holder is null"
+                                + " or c.leaseUntil < :now) order by c.touchedAt", ClientRecord.class)
+                        .setParameter("head", head).setParameter("now", now).setMaxResults(CANDIDATES).getResultList());
+        List<ClientRecord> servable = behind.stream()
+                .filter(c -> DeliveryMode.QUEUE.name().equals(c.mode) || feed.subscribers.containsKey(c.name)).toList();
+        if (servable.isEmpty()) {
+            return DispatchReport.IDLE;
+        }
+        ClientRecord client = servable.get(ThreadLocalRandom.current().nextInt(Math.min(SPREAD, servable.size())));
+        long leased = client.usn + 1;
+        int taken = feed.database.inTransaction(() -> name + " taking client " + client.name, session ->
+                session.createNativeMutationQuery("UPDATE ts_feed_client SET holder = :me, lease_until = :until, usn = usn + 1"
+                                + " WHERE client_name = :n AND usn = :usn")
+                        .setParameter("me", name).setParameter("until", now.plus(config.lease()))
+                        .setParameter("n", client.name).setParameter("usn", client.usn).executeUpdate());
+        if (taken == 0) {
+            return DispatchReport.IDLE; // another dispatcher took it first
+        }
+        return serve(client, leased);
+    }
+
+    private DispatchReport serve(ClientRecord client, long leasedUsn) {
+        List<Change> read = feed.changesAfter(client.position, config.batchSize());
+        long position = read.isEmpty() ? client.position : read.get(read.size() - 1).position();
+        ChangeFilter filter = ChangeCodec.decodeFilter(client.filter);
+        List<Change> matched = read.stream().filter(filter::matches).toList();
+        List<Change> out = config.coalesce() ? Coalescer.coalesce(matched) : matched;
+        boolean queue = DeliveryMode.QUEUE.name().equals(client.mode);
+        if (!queue && !out.isEmpty()) {
+            ChangeSubscriber subscriber = feed.subscribers.get(client.name);
+            try {
+                if (subscriber == null) {
+                    throw new IllegalStateException("no subscriber in this process");
+                }
+                subscriber.deliver(client.name, out);
+            } catch (Exception e) {
+                log.warn("{}: delivering {} changes to {} failed; they come again: {}", name, out.size(), client.name, e.toString());
+                giveBack(client.name, leasedUsn, client.position, List.of());
+                return new DispatchReport(client.name, read.size(), matched.size(), 0, client.position);
+            }
+        }
+        boolean advanced = giveBack(client.name, leasedUsn, position, queue ? out : List.of());
+        if (!advanced) {
+            log.warn("{}: lost client {} (its lease lapsed and another dispatcher took it); that one delivers again",
+                    name, client.name);
+        }
+        return new DispatchReport(client.name, read.size(), matched.size(), advanced ? out.size() : 0, advanced ? position : client.position);
+    }
+
+    /** Moves the position, touches and releases, and queues {@code toQueue}, in one transaction; false if the lease was lost. */
+    private boolean giveBack(String client, long leasedUsn, long position, List<Change> toQueue) {
+        Instant now = feed.database.now();
+        return feed.database.inTransaction(() -> name + " moving client " + client + " to " + position, session -> {
+            int rows = session.createNativeMutationQuery("UPDATE ts_feed_client SET feed_position = :pos, touched_at = :now,"
+                            + " holder = NULL, lease_until = NULL, usn = usn + 1 WHERE client_name = :n AND holder = :me AND usn = :usn")
+                    .setParameter("pos", position).setParameter("now", now).setParameter("n", client)
+                    .setParameter("me", name).setParameter("usn", leasedUsn).executeUpdate();
+            if (rows == 0) {
+                return false;
+            }
+            for (Change c : toQueue) {
+                session.insert(new QueueRecord(client, ChangeCodec.encodeChange(c)));
+            }
+            return true;
+        });
+    }
+
+    @Override
+    public synchronized void start() {
+        if (thread != null) {
+            throw EngineRuntimeException.badArgument("dispatcher " + name, "started", "already running");
+        }
+        stopping = false;
+        long until = config.maxRunTime() == null ? Long.MAX_VALUE : System.nanoTime() + config.maxRunTime().toNanos();
+        thread = new Thread(() -> run(until), name);
+        thread.setDaemon(true);
+        thread.start();
+    }
+
+    private void run(long until) {
+        while (!stopping && System.nanoTime() - until < 0) {
+            try {
+                if (runOnce().isIdle()) {
+                    Thread.sleep(config.idleDelay().toMillis());
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (RuntimeException e) {
+                log.warn("{}: pass failed: {}", name, e.toString());
+                try {
+                    Thread.sleep(Math.max(100, config.idleDelay().toMillis()));
+                } catch (InterruptedException ie) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
+        }
+    }
+
+    @Override
+    public void stop() {
+        Thread t;
+        synchronized (this) {
+            t = thread;
+            stopping = true;
+            thread = null;
+        }
+        if (t != null) {
+            try {
+                t.join(60_000);
+            } catch (InterruptedException e) {
+                throw EngineRuntimeException.interrupted("stopping dispatcher " + name, e);
+            }
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "ChangeDispatcher[" + name + ", " + config + "]";
+    }
+}

@@ -1,0 +1,257 @@
+package dev.turnstile.engine.changes;
+
+import dev.turnstile.api.Change;
+import dev.turnstile.api.ChangeDispatcher;
+import dev.turnstile.api.ChangeFeed;
+import dev.turnstile.api.ChangeFilter;
+import dev.turnstile.api.ChangeKind;
+import dev.turnstile.api.ChangeSubscriber;
+import dev.turnstile.api.ClassDefinition;
+import dev.turnstile.api.ClientLag;
+import dev.turnstile.api.DeliveryMode;
+import dev.turnstile.api.DispatcherConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.QueuedChange;
+import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.objects.ObjectStoreServices;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/** The change feed on the engine's database; see {@link ChangeFeed}. */
+public final class DefaultChangeFeed implements ChangeFeed {
+    public static final List<Class<?>> ENTITIES = List.of(ChangeRecord.class, ClientRecord.class, SequencerRecord.class,
+            QueueRecord.class);
+    private static final AtomicInteger DISPATCHERS = new AtomicInteger();
+
+    final Database database;
+    final Sequencer sequencer;
+    final Map<String, ChangeSubscriber> subscribers = new ConcurrentHashMap<>();
+    private final ObjectStore classes;
+    private final boolean enabled;
+
+    public DefaultChangeFeed(Database database, ObjectStoreServices objects, boolean enabled) {
+        this.database = database;
+        this.sequencer = new Sequencer(database);
+        this.classes = objects.objectStore("turnstile", Set.of());
+        this.enabled = enabled;
+        if (enabled) {
+            objects.writeListener(new ChangeLog());
+        }
+    }
+
+    @Override
+    public void registerClient(String name, ChangeFilter filter, DeliveryMode mode) {
+        checkName(name);
+        if (filter == null || mode == null) {
+            throw EngineRuntimeException.badArgument("client " + name, filter + " " + mode, "a filter and a delivery mode are required");
+        }
+        checkFilter(name, filter);
+        if (!enabled) {
+            throw EngineRuntimeException.of(ExceptionCode.E_CONFIG_INVALID, "Client " + name + " would receive nothing:"
+                    + " this engine does not record changes (set changes.enabled: true)");
+        }
+        long head = sequencer.sequence();
+        Instant now = database.now();
+        database.inTransaction(() -> "registering change feed client " + name, session -> {
+            ClientRecord existing = session.get(ClientRecord.class, name);
+            if (existing == null) {
+                ClientRecord r = new ClientRecord();
+                r.name = name;
+                r.filter = ChangeCodec.encodeFilter(filter);
+                r.mode = mode.name();
+                r.position = head;
+                r.touchedAt = now;
+                session.insert(r);
+            } else {
+                session.createNativeMutationQuery("UPDATE ts_feed_client SET filter_json = :f, delivery_mode = :m, usn = usn + 1"
+                                + " WHERE client_name = :n")
+                        .setParameter("f", ChangeCodec.encodeFilter(filter)).setParameter("m", mode.name())
+                        .setParameter("n", name).executeUpdate();
+            }
+            return null;
+        });
+    }
+
+    private void checkFilter(String client, ChangeFilter filter) {
+        List<ClassDefinition> definitions = new ArrayList<>();
+        for (String c : filter.classes()) {
+            definitions.add(classes.getClassDefinition(c)); // E_CLASS_NOT_FOUND names it
+        }
+        for (String p : filter.properties()) {
+            if (!definitions.isEmpty() && definitions.stream().noneMatch(d -> d.getPropertyDefinitionsByName().containsKey(p))) {
+                throw EngineRuntimeException.of(ExceptionCode.E_PROPERTY_NOT_DEFINED, "The filter of client " + client
+                        + " names property " + p + ", which none of its classes " + filter.classes() + " defines");
+            }
+        }
+    }
+
+    private static void checkName(String name) {
+        if (name == null || !name.matches("[A-Za-z0-9_.-]{1,64}")) {
+            throw EngineRuntimeException.badArgument("change feed client name", name, "1 to 64 letters, digits, '.', '_' or '-'");
+        }
+    }
+
+    ClientRecord client(String name) {
+        checkName(name);
+        ClientRecord r = database.inTransaction(() -> "reading change feed client " + name,
+                session -> session.get(ClientRecord.class, name));
+        if (r == null) {
+            throw EngineRuntimeException.of(ExceptionCode.E_OBJECT_NOT_FOUND, "No change feed client named " + name
+                    + "; registered clients are " + clients());
+        }
+        return r;
+    }
+
+    @Override
+    public void unregisterClient(String name) {
+        client(name);
+        database.inTransaction(() -> "removing change feed client " + name, session -> {
+            session.createNativeMutationQuery("DELETE FROM ts_feed_queue WHERE client_name = :n").setParameter("n", name).executeUpdate();
+            session.createNativeMutationQuery("DELETE FROM ts_feed_client WHERE client_name = :n").setParameter("n", name).executeUpdate();
+            return null;
+        });
+        subscribers.remove(name);
+    }
+
+    @Override
+    public List<String> clients() {
+        return database.inTransaction(() -> "listing change feed clients", session ->
+                session.createSelectionQuery("select c.name from ClientRecord c order by c.name", String.class).getResultList());
+    }
+
+    @Override
+    public void subscribe(String client, ChangeSubscriber subscriber) {
+        ClientRecord r = client(client);
+        if (!DeliveryMode.CALLBACK.name().equals(r.mode)) {
+            throw EngineRuntimeException.badArgument("subscriber for client " + client, r.mode,
+                    "only a CALLBACK client has a subscriber; a QUEUE client is read with poll and acknowledge");
+        }
+        subscribers.put(client, subscriber);
+    }
+
+    @Override
+    public ChangeDispatcher dispatcher(DispatcherConfig config) {
+        String name = config.name() != null ? config.name()
+                : "dispatcher-" + ProcessHandle.current().pid() + "-" + DISPATCHERS.incrementAndGet();
+        return new DefaultChangeDispatcher(this, config, name);
+    }
+
+    @Override
+    public List<QueuedChange> poll(String client, int max) {
+        if (max <= 0) {
+            throw EngineRuntimeException.badArgument("poll max", max, "at least 1");
+        }
+        client(client);
+        List<QueueRecord> rows = database.inTransaction(() -> "polling the queue of " + client, session ->
+                session.createSelectionQuery("from QueueRecord q where q.client = :c order by q.deliveryId", QueueRecord.class)
+                        .setParameter("c", client).setMaxResults(max).getResultList());
+        return rows.stream().map(r -> new QueuedChange(r.deliveryId, ChangeCodec.decodeChange(r.change))).toList();
+    }
+
+    @Override
+    public void acknowledge(String client, Collection<Long> deliveryIds) {
+        client(client);
+        if (deliveryIds.isEmpty()) {
+            return;
+        }
+        database.inTransaction(() -> "acknowledging deliveries to " + client, session ->
+                session.createNativeMutationQuery("DELETE FROM ts_feed_queue WHERE client_name = :c AND delivery_id IN (:ids)")
+                        .setParameter("c", client).setParameterList("ids", List.copyOf(deliveryIds)).executeUpdate());
+    }
+
+    @Override
+    public ClientLag lag(String client) {
+        return lag(client(client));
+    }
+
+    @Override
+    public List<ClientLag> lag() {
+        List<ClientRecord> all = database.inTransaction(() -> "reading change feed clients", session ->
+                session.createSelectionQuery("from ClientRecord c order by c.name", ClientRecord.class).getResultList());
+        return all.stream().map(this::lag).toList();
+    }
+
+    private ClientLag lag(ClientRecord r) {
+        ChangeFilter f = ChangeCodec.decodeFilter(r.filter);
+        StringBuilder sql = new StringBuilder("SELECT COUNT(*), MIN(changed_at) FROM ts_change"
+                + " WHERE (feed_position > :pos OR feed_position IS NULL)");
+        if (!f.classes().isEmpty()) {
+            sql.append(" AND class_name IN (:classes)");
+        }
+        if (!f.kinds().isEmpty()) {
+            sql.append(" AND change_kind IN (:kinds)");
+        }
+        Instant now = database.now();
+        Object[] row = database.inTransaction(() -> "measuring the lag of " + r.name, session -> {
+            var q = session.createNativeQuery(sql.toString(), Object[].class).setParameter("pos", r.position);
+            if (!f.classes().isEmpty()) {
+                q.setParameterList("classes", List.copyOf(f.classes()));
+            }
+            if (!f.kinds().isEmpty()) {
+                q.setParameterList("kinds", f.kinds().stream().map(ChangeKind::name).toList());
+            }
+            return q.getSingleResult();
+        });
+        long pending = ((Number) row[0]).longValue();
+        Instant oldest = toInstant(row[1]);
+        return new ClientLag(r.name, r.position, pending, oldest == null ? null : Duration.between(oldest, now),
+                r.touchedAt, r.leaseUntil != null && !r.leaseUntil.isBefore(now) ? r.holder : null);
+    }
+
+    private static Instant toInstant(Object value) {
+        if (value == null) {
+            return null;
+        }
+        if (value instanceof Instant i) {
+            return i;
+        }
+        if (value instanceof java.sql.Timestamp t) {
+            return t.toInstant();
+        }
+        if (value instanceof java.time.OffsetDateTime o) {
+            return o.toInstant();
+        }
+        if (value instanceof java.time.LocalDateTime l) {
+            return l.toInstant(java.time.ZoneOffset.UTC);
+        }
+        throw new IllegalStateException("unexpected time type " + value.getClass());
+    }
+
+    @Override
+    public long prune(Duration retention, Duration grace) {
+        if (retention == null || retention.isNegative() || grace == null || grace.isNegative()) {
+            throw EngineRuntimeException.badArgument("prune retention and grace", retention + ", " + grace, "zero or more");
+        }
+        Instant now = database.now();
+        return database.inTransaction(() -> "pruning the change feed", session -> {
+            Long passed = session.createNativeQuery("SELECT MIN(feed_position) FROM ts_feed_client", Long.class).getSingleResult();
+            if (passed == null) { // no clients: everything sequenced has been passed by all of them
+                passed = session.createNativeQuery("SELECT last_position FROM ts_change_sequencer WHERE id = 1", Long.class)
+                        .getResultStream().findFirst().orElse(0L);
+            }
+            return (long) session.createNativeMutationQuery("DELETE FROM ts_change WHERE feed_position <= :passed"
+                            + " AND changed_at < :retained AND sequenced_at < :graced")
+                    .setParameter("passed", passed).setParameter("retained", now.minus(retention))
+                    .setParameter("graced", now.minus(grace)).executeUpdate();
+        });
+    }
+
+    /** The sequenced changes after {@code position}, up to {@code max}, in feed order. */
+    List<Change> changesAfter(long position, int max) {
+        List<ChangeRecord> rows = database.inTransaction(() -> "reading changes after " + position, session ->
+                session.createSelectionQuery("from ChangeRecord c where c.position > :p order by c.position", ChangeRecord.class)
+                        .setParameter("p", position).setMaxResults(max).getResultList());
+        return rows.stream().map(r -> new Change(List.of(r.changeId), r.position, r.objectId, r.className, r.user, r.changedAt,
+                ChangeKind.valueOf(r.kind), r.usnBefore, r.usnAfter, ChangeCodec.decodeProperties(r.properties))).toList();
+    }
+}
