@@ -33,6 +33,12 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
     private final String name;
     private volatile Thread thread;
     private volatile boolean stopping;
+    /** For tests: told the instants (System.nanoTime) a client was held from and to, both inside the lease. */
+    volatile HoldListener holdListener;
+
+    interface HoldListener {
+        void held(String client, long fromNanos, long toNanos);
+    }
 
     DefaultChangeDispatcher(DefaultChangeFeed feed, DispatcherConfig config, String name) {
         this.feed = feed;
@@ -68,10 +74,10 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
         if (taken == 0) {
             return DispatchReport.IDLE; // another dispatcher took it first
         }
-        return serve(client, leased);
+        return serve(client, leased, System.nanoTime());
     }
 
-    private DispatchReport serve(ClientRecord client, long leasedUsn) {
+    private DispatchReport serve(ClientRecord client, long leasedUsn, long heldFrom) {
         List<Change> read = feed.changesAfter(client.position, config.batchSize());
         long position = read.isEmpty() ? client.position : read.get(read.size() - 1).position();
         ChangeFilter filter = ChangeCodec.decodeFilter(client.filter);
@@ -87,11 +93,11 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
                 subscriber.deliver(client.name, out);
             } catch (Exception e) {
                 log.warn("{}: delivering {} changes to {} failed; they come again: {}", name, out.size(), client.name, e.toString());
-                giveBack(client.name, leasedUsn, client.position, List.of());
+                giveBack(client.name, leasedUsn, client.position, List.of(), heldFrom);
                 return new DispatchReport(client.name, read.size(), matched.size(), 0, client.position);
             }
         }
-        boolean advanced = giveBack(client.name, leasedUsn, position, queue ? out : List.of());
+        boolean advanced = giveBack(client.name, leasedUsn, position, queue ? out : List.of(), heldFrom);
         if (!advanced) {
             log.warn("{}: lost client {} (its lease lapsed and another dispatcher took it); that one delivers again",
                     name, client.name);
@@ -100,7 +106,11 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
     }
 
     /** Moves the position, touches and releases, and queues {@code toQueue}, in one transaction; false if the lease was lost. */
-    private boolean giveBack(String client, long leasedUsn, long position, List<Change> toQueue) {
+    private boolean giveBack(String client, long leasedUsn, long position, List<Change> toQueue, long heldFrom) {
+        HoldListener listener = holdListener;
+        if (listener != null) {
+            listener.held(client, heldFrom, System.nanoTime());
+        }
         Instant now = feed.database.now();
         return feed.database.inTransaction(() -> name + " moving client " + client + " to " + position, session -> {
             int rows = session.createNativeMutationQuery("UPDATE ts_feed_client SET feed_position = :pos, touched_at = :now,"

@@ -1,0 +1,11 @@
+package dev.turnstile.engine.changes;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TestDatabases;
+
+class PostgresMultiProcessChangeFeedTest extends AbstractMultiProcessChangeFeedTest {
+    @Override
+    protected EngineConfig config() {
+        return TestDatabases.postgres();
+    }
+}
