@@ -34,7 +34,12 @@ final class ChildProcess {
     }
 
     void go() throws IOException {
-        process.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
+        send("GO");
+    }
+
+    /** Writes one line to the child's standard input. */
+    void send(String line) throws IOException {
+        process.getOutputStream().write((line + "\n").getBytes(StandardCharsets.UTF_8));
         process.getOutputStream().flush();
     }
 

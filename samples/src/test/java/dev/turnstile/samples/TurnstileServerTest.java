@@ -44,6 +44,7 @@ class TurnstileServerTest {
     void start() {
         engine = ContentEngine.open(EngineConfig.builder()
                 .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "server").toAbsolutePath() + ";AUTO_SERVER=TRUE")
+                .changesEnabled(true)
                 .build());
         dispenser = "inv-" + UUID.randomUUID().toString().substring(0, 8);
         engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers()
@@ -90,6 +91,36 @@ class TurnstileServerTest {
         assertThat(json(block).get("last").asLong()).isEqualTo(before + 4);
         assertThat(json(send("POST", "/api/dispensers/" + dispenser + "/next?count=2", null, token)).get("count").asInt()).isEqualTo(2);
         assertThat(current()).isEqualTo(before + 6);
+    }
+
+    @Test
+    void changeFeedLag_showsEachClientsPendingChanges() throws Exception {
+        String cls = "Lagged" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        var os = engine.session("writer").objectStore();
+        os.defineClass(cls, c -> c.string("Title"));
+        String client = "lag-" + cls;
+        engine.changes().registerClient(client, dev.turnstile.api.ChangeFilter.classes(cls), dev.turnstile.api.DeliveryMode.QUEUE);
+        try {
+            for (int i = 0; i < 3; i++) {
+                var o = os.createCustomObject(cls);
+                o.getProperties().putValue("Title", "t" + i);
+                o.save(dev.turnstile.api.RefreshMode.REFRESH);
+            }
+            HttpResponse<String> r = send("GET", "/api/changes/lag", null, token);
+            assertThat(r.statusCode()).isEqualTo(200);
+            JsonNode mine = null;
+            for (JsonNode c : json(r).get("clients")) {
+                if (c.get("client").asText().equals(client)) {
+                    mine = c;
+                }
+            }
+            assertThat(mine).isNotNull();
+            assertThat(mine.get("pending").asLong()).isEqualTo(3);
+            assertThat(mine.get("oldestPendingMillis").isNumber()).isTrue();
+            assertThat(send("GET", "/api/changes/lag", null, null).statusCode()).isEqualTo(401);
+        } finally {
+            engine.changes().unregisterClient(client);
+        }
     }
 
     @Test

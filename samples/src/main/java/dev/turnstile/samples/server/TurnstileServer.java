@@ -3,6 +3,7 @@ package dev.turnstile.samples.server;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.turnstile.api.ClientLag;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.EngineRuntimeException;
@@ -24,6 +25,8 @@ import java.util.Map;
  * <ul>
  *   <li>{@code POST /api/dispensers/{name}/next} (optional {@code count}, in the query or a JSON body)
  *   <li>{@code GET /api/dispensers/{name}}
+ *   <li>{@code GET /api/changes/lag}: every change feed client's position, pending changes and the
+ *       age of the oldest, and which dispatcher holds it
  * </ul>
  */
 public final class TurnstileServer implements AutoCloseable {
@@ -45,6 +48,7 @@ public final class TurnstileServer implements AutoCloseable {
             config.routes.before("/api/*", this::authenticate);
             config.routes.post("/api/dispensers/{name}/next", this::next);
             config.routes.get("/api/dispensers/{name}", this::describe);
+            config.routes.get("/api/changes/lag", this::lag);
             config.routes.exception(EngineRuntimeException.class, (e, ctx) -> error(ctx, statusOf(e), e.getMessage(),
                     e.getExceptionCode().name()));
             config.routes.exception(BadRequest.class, (e, ctx) -> error(ctx, HttpStatus.BAD_REQUEST, e.getMessage(), "BAD_REQUEST"));
@@ -134,6 +138,21 @@ public final class TurnstileServer implements AutoCloseable {
         } catch (NumberFormatException e) {
             throw new BadRequest("count must be a whole number, not \"" + text + "\"");
         }
+    }
+
+    private void lag(Context ctx) {
+        List<Map<String, Object>> clients = new ArrayList<>();
+        for (ClientLag lag : engine.changes().lag()) {
+            Map<String, Object> c = new LinkedHashMap<>();
+            c.put("client", lag.client());
+            c.put("position", lag.position());
+            c.put("pending", lag.pending());
+            c.put("oldestPendingMillis", lag.oldestPending() == null ? null : lag.oldestPending().toMillis());
+            c.put("touchedAt", lag.touchedAt().toString());
+            c.put("heldBy", lag.heldBy());
+            clients.add(c);
+        }
+        json(ctx, HttpStatus.OK, Map.of("clients", clients));
     }
 
     private void describe(Context ctx) {
