@@ -115,6 +115,17 @@ class EngineConfigFileTest {
         assertThat(reference.dispensers()).isEqualTo(defaults.dispensers());
         assertThat(reference.treeLockLease()).isEqualTo(defaults.treeLockLease());
         assertThat(reference.treeLockRetryPolicy()).isEqualTo(defaults.treeLockRetryPolicy());
+        assertThat(reference.changesEnabled()).isEqualTo(defaults.changesEnabled()).isFalse();
+    }
+
+    @Test
+    void changesSection_readsEnabled_andNamesABadValue() throws IOException {
+        assertThat(EngineConfigFile.read(write("changes:\n  enabled: true\n")).changesEnabled()).isTrue();
+        Path bad = write("changes:\n  enabled: maybe\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(bad)).hasMessage("E_CONFIG_INVALID: " + bad
+                + ": changes.enabled = \"maybe\": must be true or false");
+        Path typo = write("changes:\n  enable: true\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(typo)).hasMessageContaining(typo + ": changes.enable = \"true\": unknown key");
     }
 
     @Test

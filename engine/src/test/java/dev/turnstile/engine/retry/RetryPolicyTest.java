@@ -209,9 +209,10 @@ class RetryPolicyTest {
     @Test
     void unknownPolicy_namesTheKnownOnes_andDefaultAlwaysExists() {
         DefaultRetryPolicies policies = new DefaultRetryPolicies(Map.of("locks", RetryPolicyConfig.ofDefaults()), "test");
-        assertThat(policies.names()).containsExactly("default", "dispenser", "locks");
+        assertThat(policies.names()).containsExactly("default", "dispenser", "locks", "tree-lock");
         assertThatThrownBy(() -> policies.get("dispensr"))
-                .hasMessage("E_BAD_VALUE: Bad value for retry policy: \"dispensr\" (not configured; known policies are [default, dispenser, locks])");
+                .hasMessage("E_BAD_VALUE: Bad value for retry policy: \"dispensr\" (not configured; known policies are"
+                        + " [default, dispenser, locks, tree-lock])");
     }
 
     @Test
