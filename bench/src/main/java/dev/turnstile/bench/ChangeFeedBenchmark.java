@@ -107,6 +107,8 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
     private void rates(ChangeFeed feed) throws Exception {
         System.out.printf(Locale.ROOT, "Change-deliveries per second (changes × clients / time to bring every client up to date),"
                 + " %,d changes by rotating writes to 50 objects:%n", changes);
+        rate(feed, 10, 1, DispatcherConfig.ofDefaults(), changes); // warm-up, not shown
+        floorRate(feed, 10, 1);
         System.out.println("| clients | dispatchers | JDBC floor | Turnstile (batch 100, coalescing) | naive (1 change per pass) | Turnstile / floor |");
         System.out.println("|---|---|---|---|---|---|");
         for (int clients : clientCounts) {

@@ -11,6 +11,7 @@ import dev.turnstile.api.EngineRuntimeException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.List;
 import java.util.concurrent.ThreadLocalRandom;
@@ -120,8 +121,19 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
             if (rows == 0) {
                 return false;
             }
-            for (Change c : toQueue) {
-                session.insert(new QueueRecord(client, ChangeCodec.encodeChange(c)));
+            if (!toQueue.isEmpty()) {
+                // One JDBC batch: Hibernate inserts IDENTITY rows one round trip at a time.
+                session.doWork(connection -> {
+                    try (PreparedStatement insert = connection.prepareStatement(
+                            "INSERT INTO ts_feed_queue (client_name, change_json) VALUES (?, ?)")) {
+                        for (Change c : toQueue) {
+                            insert.setString(1, client);
+                            insert.setString(2, ChangeCodec.encodeChange(c));
+                            insert.addBatch();
+                        }
+                        insert.executeBatch();
+                    }
+                });
             }
             return true;
         });

@@ -8,7 +8,7 @@ import jakarta.persistence.Id;
 import jakarta.persistence.Index;
 import jakarta.persistence.Table;
 
-/** A change waiting in a QUEUE client's queue until acknowledged. */
+/** A change waiting in a QUEUE client's queue until acknowledged (written by the dispatcher in one JDBC batch). */
 @Entity
 @Table(name = "ts_feed_queue", indexes = @Index(name = "ts_feed_queue_client", columnList = "client_name, delivery_id"))
 public class QueueRecord {
@@ -24,10 +24,5 @@ public class QueueRecord {
     String change;
 
     protected QueueRecord() {
-    }
-
-    QueueRecord(String client, String change) {
-        this.client = client;
-        this.change = change;
     }
 }

@@ -25,6 +25,16 @@ final class Sequencer {
     /** Sequences what is committed and waiting; returns the last position given (the feed's head). */
     long sequence() {
         Instant now = database.now();
+        Long idleHead = database.inTransaction(() -> "looking for changes to sequence", session -> {
+            // Without a change waiting, read the head without taking the sequencer's lock.
+            boolean waiting = !session.createNativeQuery("SELECT change_id FROM ts_change WHERE feed_position IS NULL", Long.class)
+                    .setMaxResults(1).getResultList().isEmpty();
+            return waiting ? null : session.createNativeQuery("SELECT last_position FROM ts_change_sequencer WHERE id = :id",
+                    Long.class).setParameter("id", SequencerRecord.ID).getResultStream().findFirst().orElse(null);
+        });
+        if (idleHead != null) {
+            return idleHead;
+        }
         return database.inTransaction(() -> "sequencing changes", session -> {
             int locked = session.createNativeMutationQuery("UPDATE ts_change_sequencer SET usn = usn + 1 WHERE id = :id")
                     .setParameter("id", SequencerRecord.ID).executeUpdate();
