@@ -1,12 +1,13 @@
 package dev.turnstile.samples;
 
+import dev.turnstile.api.ChangeDispatcher;
+import dev.turnstile.api.ChangeFeed;
+import dev.turnstile.api.ChangeFilter;
+import dev.turnstile.api.ClientLag;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.TreeLockHandle;
-import dev.turnstile.api.TreeLockInfo;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreeLocks;
-import dev.turnstile.api.TreePath;
 import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.DeliveryMode;
+import dev.turnstile.api.DispatcherConfig;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.Dispensers;
@@ -18,11 +19,17 @@ import dev.turnstile.api.Locking;
 import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.QueuedChange;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.RegisterReport;
 import dev.turnstile.api.ResetPeriod;
 import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.TreeLockHandle;
+import dev.turnstile.api.TreeLockInfo;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreeLocks;
+import dev.turnstile.api.TreePath;
 import dev.turnstile.api.UpdatingBatch;
 import org.junit.jupiter.api.Test;
 
@@ -31,6 +38,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -149,6 +157,37 @@ class ReadmeExamplesTest {
             assertThat(held).isPresent();
             assertThat(inSite).extracting(TreeLockInfo::owner).containsExactly("execution 9");
             assertThat(execution.nodes()).hasSize(3);
+        }
+    }
+
+    @Test
+    void changeFeed() {
+        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config).changesEnabled(true).build())) {
+            engine.session("alice").objectStore().defineClass("PurchaseOrder", c -> c.integer32("Amount"));
+            List<UUID> evicted = new java.util.ArrayList<>();
+            // region change-feed
+            ChangeFeed feed = engine.changes();                   // records changes when changes.enabled is true
+            feed.registerClient("search-index", ChangeFilter.classes("PurchaseOrder"), DeliveryMode.QUEUE);
+            feed.registerClient("price-cache", ChangeFilter.classes("PurchaseOrder").withProperties("Amount"), DeliveryMode.CALLBACK);
+            feed.subscribe("price-cache", (client, changes) -> changes.forEach(c -> evicted.add(c.objectId())));
+
+            CustomObject order = engine.session("alice").objectStore().createCustomObject("PurchaseOrder");
+            order.getProperties().putValue("Amount", 120);
+            order.save(RefreshMode.REFRESH);                    // the change is recorded in this save's transaction
+
+            ChangeDispatcher dispatcher = feed.dispatcher(DispatcherConfig.ofDefaults());   // any number, in any processes
+            while (!dispatcher.runOnce().isIdle()) {
+                // one client per pass; dispatcher.start() runs passes on a thread of its own
+            }
+            List<QueuedChange> batch = feed.poll("search-index", 100);            // in the indexer's process
+            feed.acknowledge("search-index", batch.stream().map(QueuedChange::deliveryId).toList());
+            ClientLag lag = feed.lag("search-index");             // position, pending changes, age of the oldest
+            // endregion
+            assertThat(batch).extracting(q -> q.change().objectId()).contains(order.getId());
+            assertThat(evicted).contains(order.getId());
+            assertThat(lag.pending()).isZero();
+            feed.unregisterClient("search-index");
+            feed.unregisterClient("price-cache");
         }
     }
 
