@@ -20,6 +20,24 @@ final class Sequencer {
 
     Sequencer(Database database) {
         this.database = database;
+        createRow();
+    }
+
+    /** The sequencer row, made by the first engine to open the database; a second one racing it loses harmlessly. */
+    private void createRow() {
+        try {
+            database.inTransaction(() -> "creating the change sequencer", session -> {
+                if (session.get(SequencerRecord.class, SequencerRecord.ID) == null) {
+                    session.insert(new SequencerRecord(SequencerRecord.ID));
+                }
+                return null;
+            });
+        } catch (RuntimeException e) {
+            if (database.inTransaction(() -> "reading the change sequencer",
+                    session -> session.get(SequencerRecord.class, SequencerRecord.ID)) == null) {
+                throw e;
+            }
+        }
     }
 
     /** Sequences what is committed and waiting; returns the last position given (the feed's head). */
@@ -30,17 +48,15 @@ final class Sequencer {
             boolean waiting = !session.createNativeQuery("SELECT change_id FROM ts_change WHERE feed_position IS NULL", Long.class)
                     .setMaxResults(1).getResultList().isEmpty();
             return waiting ? null : session.createNativeQuery("SELECT last_position FROM ts_change_sequencer WHERE id = :id",
-                    Long.class).setParameter("id", SequencerRecord.ID).getResultStream().findFirst().orElse(null);
+                    Long.class).setParameter("id", SequencerRecord.ID).getSingleResult();
         });
         if (idleHead != null) {
             return idleHead;
         }
         return database.inTransaction(() -> "sequencing changes", session -> {
-            int locked = session.createNativeMutationQuery("UPDATE ts_change_sequencer SET usn = usn + 1 WHERE id = :id")
+            // Taking the row's lock first: one sequencer at a time, so positions follow one order.
+            session.createNativeMutationQuery("UPDATE ts_change_sequencer SET usn = usn + 1 WHERE id = :id")
                     .setParameter("id", SequencerRecord.ID).executeUpdate();
-            if (locked == 0) {
-                session.insert(new SequencerRecord(SequencerRecord.ID)); // the first pass ever; a racing one fails and retries
-            }
             long last = session.createNativeQuery("SELECT last_position FROM ts_change_sequencer WHERE id = :id", Long.class)
                     .setParameter("id", SequencerRecord.ID).getSingleResult();
             List<Long> waiting = session.createNativeQuery("SELECT change_id FROM ts_change WHERE feed_position IS NULL"

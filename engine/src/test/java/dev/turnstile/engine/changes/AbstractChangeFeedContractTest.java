@@ -349,6 +349,22 @@ public abstract class AbstractChangeFeedContractTest {
     }
 
     @Test
+    void anEngineThatDoesNotRecordChanges_refusesClients_andItsSavesRecordNothing() {
+        String c = client(DeliveryMode.QUEUE, ChangeFilter.classes(cls));
+        try (ContentEngine quiet = ContentEngine.open(EngineConfig.from(config()).clock(clock).build())) {
+            EngineRuntimeException e = failure(() -> quiet.changes().registerClient(PREFIX + "quiet", ChangeFilter.ALL,
+                    DeliveryMode.QUEUE));
+            assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_CONFIG_INVALID);
+            assertThat(e.getMessage()).contains("changes.enabled");
+            CustomObject o = quiet.session("carol").objectStore().createCustomObject(cls);
+            o.getProperties().putValue("Title", "unrecorded");
+            o.save(RefreshMode.REFRESH);
+        }
+        assertThat(feed.lag(c).pending()).isZero();
+        assertThat(drain(c)).isEmpty();
+    }
+
+    @Test
     void badInput_failsWithAClearError_andChangesNothing() {
         assertThat(failure(() -> feed.lag("nobody-" + UUID.randomUUID().toString().substring(0, 8))).getExceptionCode())
                 .isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
