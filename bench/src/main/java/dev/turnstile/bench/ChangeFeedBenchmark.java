@@ -287,14 +287,13 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
         List<String> without = register(feed, 1, DeliveryMode.CALLBACK);
         AtomicLong plain = new AtomicLong();
         try {
-            ObjectStore bot = os;
             int bursts = 100;
             for (int b = 0; b < bursts; b++) {
                 CustomObject o = objects.get(b % objects.size());
                 for (int i = 0; i < 10; i++) {
                     save(o, b * 10 + i);
                 }
-                save(objects.get((b + 1) % objects.size()), b); // someone else's edit between bursts
+                save(objects.get((b + objects.size() / 2) % objects.size()), b); // an edit to another object between bursts
             }
             runUntilCaughtUp(feed, with, 1, DispatcherConfig.ofDefaults()); // serves only the queue client
             long coalesced = feed.lag(with.get(0)).position() > 0 ? feed.poll(with.get(0), 100_000).size() : 0;
