@@ -2,6 +2,7 @@ package dev.turnstile.engine;
 
 import dev.turnstile.api.ChangeFeed;
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EditLocks;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
@@ -10,6 +11,7 @@ import dev.turnstile.api.Session;
 import dev.turnstile.api.TreeLocks;
 import dev.turnstile.engine.changes.DefaultChangeFeed;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.editlock.DefaultEditLocks;
 import dev.turnstile.engine.dispenser.DispenserServices;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
@@ -30,6 +32,7 @@ final class DefaultContentEngine implements ContentEngine {
     private final DispenserServices dispensers;
     private final DefaultTreeLocks treeLocks;
     private final DefaultChangeFeed changes;
+    private final DefaultEditLocks editLocks;
 
     DefaultContentEngine(EngineConfig config) {
         this.config = config;
@@ -43,6 +46,7 @@ final class DefaultContentEngine implements ContentEngine {
         entities.addAll(DispenserServices.ENTITIES);
         entities.addAll(DefaultTreeLocks.ENTITIES);
         entities.addAll(DefaultChangeFeed.ENTITIES);
+        entities.addAll(DefaultEditLocks.ENTITIES);
         this.database = new Database(config, entities);
         try {
             this.objects = new ObjectStoreServices(database, config.lockBreakerRole());
@@ -50,6 +54,7 @@ final class DefaultContentEngine implements ContentEngine {
                     config.dispenserAdminRole());
             this.treeLocks = new DefaultTreeLocks(database, retryPolicies, config);
             this.changes = new DefaultChangeFeed(database, objects, config.changesEnabled());
+            this.editLocks = new DefaultEditLocks(database, objects, config);
         } catch (RuntimeException e) {
             database.close();
             throw e;
@@ -64,6 +69,11 @@ final class DefaultContentEngine implements ContentEngine {
         }
         Set<String> copy = Set.copyOf(roles);
         return new DefaultSession(this, user, copy, objects.objectStore(user, copy), dispensers.dispensers(user, copy));
+    }
+
+    @Override
+    public EditLocks editLocks() {
+        return editLocks;
     }
 
     @Override

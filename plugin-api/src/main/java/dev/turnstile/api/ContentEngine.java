@@ -55,6 +55,9 @@ public interface ContentEngine extends AutoCloseable {
     /** Locks on the nodes of hierarchies, shared with every process on this database. */
     TreeLocks treeLocks();
 
+    /** Web edit locks with heartbeat, timeout and paragraph granularity. */
+    EditLocks editLocks();
+
     /** The change feed of this engine's object store. */
     ChangeFeed changes();
 

@@ -39,6 +39,7 @@ public final class EngineConfig {
     private final Duration treeLockLease;
     private final String treeLockRetryPolicy;
     private final boolean changesEnabled;
+    private final Map<String, EditLockConfig> editLockTypes;
     private final String source;
 
     private EngineConfig(Builder b) {
@@ -55,6 +56,7 @@ public final class EngineConfig {
         this.treeLockLease = b.treeLockLease;
         this.treeLockRetryPolicy = b.treeLockRetryPolicy;
         this.changesEnabled = b.changesEnabled;
+        this.editLockTypes = Collections.unmodifiableMap(new LinkedHashMap<>(b.editLockTypes));
         this.source = b.source;
     }
 
@@ -74,7 +76,7 @@ public final class EngineConfig {
                 .clock(base.clock).lockBreakerRole(base.lockBreakerRole).retryPolicies(base.retryPolicies)
                 .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers)
                 .treeLockLease(base.treeLockLease).treeLockRetryPolicy(base.treeLockRetryPolicy)
-                .changesEnabled(base.changesEnabled).source(base.source);
+                .changesEnabled(base.changesEnabled).editLockTypes(base.editLockTypes).source(base.source);
     }
 
     public String jdbcUrl() {
@@ -143,6 +145,13 @@ public final class EngineConfig {
         return changesEnabled;
     }
 
+    /**
+     * Edit lock settings by resource type; a type not listed uses {@link EditLockConfig#DEFAULTS}.
+     */
+    public Map<String, EditLockConfig> editLockTypes() {
+        return editLockTypes;
+    }
+
     /** Where the configuration came from (a file path, or "builder"), for error messages. */
     public String source() {
         return source;
@@ -155,7 +164,7 @@ public final class EngineConfig {
                 + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole
                 + ", retryPolicies=" + retryPolicies + ", dispenserAdminRole=" + dispenserAdminRole
                 + ", dispensers=" + dispensers + ", treeLockLease=" + treeLockLease
-                + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", changesEnabled=" + changesEnabled + ", source=" + source + "}";
+                + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", changesEnabled=" + changesEnabled + ", editLockTypes=" + editLockTypes + ", source=" + source + "}";
     }
 
     public static final class Builder {
@@ -172,9 +181,25 @@ public final class EngineConfig {
         private Duration treeLockLease = DEFAULT_TREE_LOCK_LEASE;
         private String treeLockRetryPolicy = DEFAULT_TREE_LOCK_RETRY_POLICY;
         private boolean changesEnabled;
+        private final Map<String, EditLockConfig> editLockTypes = new LinkedHashMap<>();
         private String source = "builder";
 
         private Builder() {
+        }
+
+        public Builder editLockType(String type, EditLockConfig config) {
+            if (type == null || !type.matches("[A-Za-z0-9_-]{1,32}")) {
+                throw EngineRuntimeException.configInvalid(source, "editLocks.types", type,
+                        "a resource type is 1 to 32 letters, digits, '_' or '-'");
+            }
+            editLockTypes.put(type, Objects.requireNonNull(config, "config"));
+            return this;
+        }
+
+        public Builder editLockTypes(Map<String, EditLockConfig> all) {
+            editLockTypes.clear();
+            all.forEach(this::editLockType);
+            return this;
         }
 
         public Builder changesEnabled(boolean enabled) {

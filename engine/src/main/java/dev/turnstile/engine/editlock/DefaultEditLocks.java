@@ -1,0 +1,426 @@
+package dev.turnstile.engine.editlock;
+
+import dev.turnstile.api.Article;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.EditLock;
+import dev.turnstile.api.EditLockConfig;
+import dev.turnstile.api.EditLockResult;
+import dev.turnstile.api.EditLocks;
+import dev.turnstile.api.EditResource;
+import dev.turnstile.api.EditStatus;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.SaveResult;
+import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.objects.ObjectStoreServices;
+import org.hibernate.StatelessSession;
+import org.hibernate.exception.ConstraintViolationException;
+import org.hibernate.exception.LockAcquisitionException;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+/** Edit locks on the engine's database; see {@link EditLocks}. */
+public final class DefaultEditLocks implements EditLocks {
+    public static final List<Class<?>> ENTITIES = List.of(EditLockRecord.class, EditUserRecord.class, EditAuditRecord.class);
+    static final String ARTICLE_CLASS = "EditableArticle";
+    private static final int RACE_ATTEMPTS = 5;
+
+    private final Database database;
+    private final ObjectStoreServices objects;
+    private final Map<String, EditLockConfig> types;
+
+    public DefaultEditLocks(Database database, ObjectStoreServices objects, EngineConfig config) {
+        this.database = database;
+        this.objects = objects;
+        this.types = config.editLockTypes();
+        objects.objectStore("turnstile", Set.of()).defineClass(ARTICLE_CLASS, c -> c.string("ArticleType", 32)
+                .string("ArticleKey", 64).string("Html", 1_000_000));
+    }
+
+    EditLockConfig config(String type) {
+        return types.getOrDefault(type, EditLockConfig.DEFAULTS);
+    }
+
+    /** The paper's four rules: state 1, heartbeat within {@code heartbeat}, start within {@code timeout}. */
+    boolean valid(EditLockRecord r, Instant now) {
+        EditLockConfig c = config(typeOf(r.resourceId));
+        return r.state == 1 && !now.minus(c.heartbeat()).isAfter(r.heartBeatTime) && !now.minus(c.timeout()).isAfter(r.startTime);
+    }
+
+    private static String typeOf(String resourceId) {
+        return resourceId.substring(0, resourceId.indexOf(':'));
+    }
+
+    private EditLock toLock(EditLockRecord r, EditResource resource) {
+        EditLockConfig c = config(resource.type());
+        Instant byHeartbeat = r.heartBeatTime.plus(c.heartbeat());
+        Instant byTimeout = r.startTime.plus(c.timeout());
+        return new EditLock(r.lockId, r.userId, resource, r.startTime, r.heartBeatTime,
+                byHeartbeat.isBefore(byTimeout) ? byHeartbeat : byTimeout);
+    }
+
+    /** A refusal inside an all-or-nothing transaction: thrown to roll it back, caught to answer. */
+    private static final class Refused extends RuntimeException {
+        final EditLockResult result;
+
+        Refused(EditLockResult result) {
+            super(result.reason(), null, false, false);
+            this.result = result;
+        }
+    }
+
+    /** Another request won the row between our read and our write: the whole attempt goes again. */
+    private static final class LostRace extends RuntimeException {
+        LostRace() {
+            super("lost a race for an edit lock row", null, false, false);
+        }
+    }
+
+    @Override
+    public EditLockResult acquire(String user, EditResource resource) {
+        return acquire(user, List.of(resource));
+    }
+
+    @Override
+    public EditLockResult acquire(String user, List<EditResource> resources) {
+        checkUser(user);
+        List<EditResource> sorted = checkRequest(resources);
+        String what = sorted.toString();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                EditLockResult result = database.inTransaction(() -> user + " locking " + what, session -> {
+                    Instant now = database.now();
+                    takeTurn(session, user);
+                    checkLimit(session, user, sorted, now);
+                    List<EditLock> granted = new ArrayList<>();
+                    for (EditResource r : sorted) {
+                        granted.add(acquireOne(session, user, r, now));
+                    }
+                    return EditLockResult.granted(granted);
+                });
+                sorted.forEach(r -> audit(user, "acquire", r.resourceId(), "granted", null));
+                return result;
+            } catch (Refused refused) {
+                sorted.forEach(r -> audit(user, "acquire", r.resourceId(), "refused", refused.result.reason()));
+                return refused.result;
+            } catch (LostRace | EngineRuntimeException e) {
+                if (attempt == RACE_ATTEMPTS || (e instanceof EngineRuntimeException ee && !isRace(ee))) {
+                    sorted.forEach(r -> audit(user, "acquire", r.resourceId(), "failed", e.getMessage()));
+                    throw e;
+                }
+            }
+        }
+    }
+
+    private List<EditResource> checkRequest(List<EditResource> resources) {
+        if (resources == null || resources.isEmpty()) {
+            throw EngineRuntimeException.badArgument("edit lock request", resources, "name at least one resource");
+        }
+        EditResource first = resources.get(0);
+        for (EditResource r : resources) {
+            if (r.isParagraph() && !config(r.type()).isMinimum()) {
+                throw EngineRuntimeException.badArgument("edit lock request", r.resourceId(), "paragraph locks are off"
+                        + " for type " + r.type() + " (isMinimum is false)");
+            }
+            if (resources.size() > 1 && (!r.isParagraph() || !r.article().equals(first.article()))) {
+                throw EngineRuntimeException.badArgument("edit lock request", resources, "several resources must be"
+                        + " paragraphs of one article");
+            }
+        }
+        // One order for every request: two multi-paragraph requests never wait on each other in a cycle.
+        return resources.stream().distinct().sorted(Comparator.comparing(EditResource::resourceId)).toList();
+    }
+
+    /** maxLocksPerUser: the user's valid locks of this type elsewhere, plus this request, must fit. */
+    private void checkLimit(StatelessSession session, String user, List<EditResource> requested, Instant now) {
+        String type = requested.get(0).type();
+        EditLockConfig config = config(type);
+        long elsewhere = session.createNativeQuery("SELECT COUNT(*) FROM ts_edit_lock WHERE user_id = :u AND state = 1"
+                        + " AND resource_id LIKE :type AND heart_beat_time >= :hb AND start_time >= :start"
+                        + " AND resource_id NOT IN (:requested)", Long.class)
+                .setParameter("u", user).setParameter("type", type + ":%")
+                .setParameter("hb", now.minus(config.heartbeat())).setParameter("start", now.minus(config.timeout()))
+                .setParameterList("requested", requested.stream().map(EditResource::resourceId).toList())
+                .getSingleResult();
+        if (elsewhere + requested.size() > config.maxLocksPerUser()) {
+            throw new Refused(EditLockResult.refused(requested.get(0), user, null, user + " already holds the most edit locks"
+                    + " allowed (" + config.maxLocksPerUser() + " for type " + type + ")"));
+        }
+    }
+
+    private EditLock acquireOne(StatelessSession session, String user, EditResource resource, Instant now) {
+        if (resource.isParagraph()) {
+            EditLockRecord article = session.get(EditLockRecord.class, resource.article().resourceId());
+            if (article != null && valid(article, now) && !article.userId.equals(user)) {
+                throw new Refused(EditLockResult.refused(resource, article.userId, article.startTime, "the article "
+                        + resource.article() + " is being edited by " + article.userId + " since " + article.startTime));
+            }
+        }
+        EditLockRecord row = session.get(EditLockRecord.class, resource.resourceId());
+        if (row != null && valid(row, now)) {
+            if (!row.userId.equals(user)) {
+                throw new Refused(EditLockResult.refused(resource, row.userId, row.startTime, resource + " is being edited by "
+                        + row.userId + " since " + row.startTime));
+            }
+            // Re-entry: the holder asking again keeps its lock, renewed.
+            if (session.createNativeMutationQuery("UPDATE ts_edit_lock SET heart_beat_time = :now, usn = usn + 1"
+                    + " WHERE resource_id = :r AND usn = :usn").setParameter("now", now)
+                    .setParameter("r", row.resourceId).setParameter("usn", row.usn).executeUpdate() == 0) {
+                throw new LostRace();
+            }
+            row.heartBeatTime = now;
+            return toLock(row, resource);
+        }
+        String lockId = UUID.randomUUID().toString();
+        if (row == null) {
+            EditLockRecord r = new EditLockRecord();
+            r.resourceId = resource.resourceId();
+            r.lockId = lockId;
+            r.userId = user;
+            r.startTime = now;
+            r.state = 1;
+            r.heartBeatTime = now;
+            session.insert(r); // a concurrent first insert fails the attempt, which goes again and sees the winner
+            return toLock(r, resource);
+        }
+        // The record is invalid (released, or its holder stopped heartbeating or kept it too long): take it over.
+        if (session.createNativeMutationQuery("UPDATE ts_edit_lock SET lock_id = :id, user_id = :u, start_time = :now, state = 1,"
+                        + " heart_beat_time = :now, usn = usn + 1 WHERE resource_id = :r AND usn = :usn")
+                .setParameter("id", lockId).setParameter("u", user).setParameter("now", now)
+                .setParameter("r", row.resourceId).setParameter("usn", row.usn).executeUpdate() == 0) {
+            throw new LostRace();
+        }
+        row.lockId = lockId;
+        row.userId = user;
+        row.startTime = now;
+        row.heartBeatTime = now;
+        row.state = 1;
+        return toLock(row, resource);
+    }
+
+    /** Serializes one user's acquires on its row, so the per-user limit holds under races. */
+    private static void takeTurn(StatelessSession session, String user) {
+        if (session.createNativeMutationQuery("UPDATE ts_edit_user SET usn = usn + 1 WHERE user_id = :u")
+                .setParameter("u", user).executeUpdate() == 0) {
+            session.insert(new EditUserRecord(user)); // a racing first insert fails the attempt, which goes again
+        }
+    }
+
+    private static boolean isRace(EngineRuntimeException e) {
+        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
+            if (t instanceof ConstraintViolationException || t instanceof LockAcquisitionException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    @Override
+    public EditLock heartbeat(String user, String lockId) {
+        return renewOrRelease(user, lockId, "heartbeat");
+    }
+
+    @Override
+    public void release(String user, String lockId) {
+        renewOrRelease(user, lockId, "release");
+    }
+
+    private EditLock renewOrRelease(String user, String lockId, String operation) {
+        checkUser(user);
+        try {
+            EditLock lock = database.inTransaction(() -> user + " " + operation + " " + lockId, session -> {
+                Instant now = database.now();
+                EditLockRecord row = heldBy(session, user, lockId, now);
+                String sql = operation.equals("release")
+                        ? "UPDATE ts_edit_lock SET state = 0, usn = usn + 1 WHERE resource_id = :r AND usn = :usn"
+                        : "UPDATE ts_edit_lock SET heart_beat_time = :now, usn = usn + 1 WHERE resource_id = :r AND usn = :usn";
+                var q = session.createNativeMutationQuery(sql).setParameter("r", row.resourceId).setParameter("usn", row.usn);
+                if (!operation.equals("release")) {
+                    q.setParameter("now", now);
+                }
+                if (q.executeUpdate() == 0) {
+                    throw EngineRuntimeException.leaseLapsed(lockId, user, row.heartBeatTime);
+                }
+                row.heartBeatTime = operation.equals("release") ? row.heartBeatTime : now;
+                return toLock(row, resourceOf(row.resourceId));
+            });
+            audit(user, operation, lock.resource().resourceId(), "ok", null);
+            return lock;
+        } catch (EngineRuntimeException e) {
+            audit(user, operation, lockId, "refused", e.getMessage());
+            throw e;
+        }
+    }
+
+    /** The lock's row if {@code user} holds it validly; otherwise the failure the caller learns. */
+    private EditLockRecord heldBy(StatelessSession session, String user, String lockId, Instant now) {
+        if (lockId == null || lockId.length() > 36) {
+            throw EngineRuntimeException.badArgument("edit lock id", lockId, "a lock id as acquire returned it");
+        }
+        List<EditLockRecord> rows = session.createSelectionQuery("from EditLockRecord l where l.lockId = :id", EditLockRecord.class)
+                .setParameter("id", lockId).getResultList();
+        if (rows.isEmpty()) {
+            // Taken over (the record has a new lock id) or never issued: either way not held.
+            throw EngineRuntimeException.leaseLapsed(lockId, user, null);
+        }
+        EditLockRecord row = rows.get(0);
+        if (!row.userId.equals(user)) {
+            throw EngineRuntimeException.of(ExceptionCode.E_ACCESS_DENIED, user + " may not use edit lock " + lockId
+                    + ": it is not theirs");
+        }
+        if (!valid(row, now)) {
+            throw EngineRuntimeException.leaseLapsed(lockId, user, toLock(row, resourceOf(row.resourceId)).expiresAt());
+        }
+        return row;
+    }
+
+    private static EditResource resourceOf(String resourceId) {
+        int colon = resourceId.indexOf(':');
+        int hash = resourceId.indexOf('#');
+        String type = resourceId.substring(0, colon);
+        return hash < 0 ? EditResource.article(type, resourceId.substring(colon + 1))
+                : EditResource.paragraph(type, resourceId.substring(colon + 1, hash), resourceId.substring(hash + 1));
+    }
+
+    @Override
+    public EditStatus status(EditResource article) {
+        EditResource a = article.article();
+        Instant now = database.now();
+        List<EditLockRecord> rows = database.inTransaction(() -> "reading edit locks of " + a, session ->
+                session.createSelectionQuery("from EditLockRecord l where l.resourceId = :a or l.resourceId like :p",
+                                EditLockRecord.class)
+                        .setParameter("a", a.resourceId()).setParameter("p", a.resourceId() + "#%").getResultList());
+        EditLock articleLock = null;
+        List<EditLock> paragraphs = new ArrayList<>();
+        for (EditLockRecord r : rows) {
+            if (!valid(r, now)) {
+                continue;
+            }
+            EditResource res = resourceOf(r.resourceId);
+            if (res.isParagraph()) {
+                paragraphs.add(toLock(r, res));
+            } else {
+                articleLock = toLock(r, res);
+            }
+        }
+        paragraphs.sort(Comparator.comparing(l -> l.resource().resourceId()));
+        return new EditStatus(a, articleLock, paragraphs);
+    }
+
+    // ---- articles -------------------------------------------------------------------------
+
+    private static UUID idOf(EditResource article) {
+        return UUID.nameUUIDFromBytes(("turnstile-article:" + article.resourceId()).getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Override
+    public Article createArticle(String user, String type, String articleId, String html) {
+        checkUser(user);
+        EditResource a = EditResource.article(type, articleId);
+        CustomObject o = store(user).createCustomObject(ARTICLE_CLASS, idOf(a));
+        o.getProperties().putValue("ArticleType", type);
+        o.getProperties().putValue("ArticleKey", articleId);
+        o.getProperties().putValue("Html", Paragraphs.withIds(html == null ? "" : html, config(type).htmlTags()));
+        o.save(RefreshMode.REFRESH);
+        audit(user, "create", a.resourceId(), "ok", null);
+        return toArticle(a, o);
+    }
+
+    @Override
+    public Article article(EditResource article) {
+        EditResource a = article.article();
+        return toArticle(a, store("turnstile").fetchCustomObject(ARTICLE_CLASS, idOf(a), PropertyFilter.ALL));
+    }
+
+    private Article toArticle(EditResource a, CustomObject o) {
+        String html = o.getProperties().getStringValue("Html");
+        return new Article(a.type(), a.articleId(), html, o.getUpdateSequenceNumber(),
+                config(a.type()).isMinimum() ? Paragraphs.of(html, config(a.type()).htmlTags()) : List.of());
+    }
+
+    private ObjectStore store(String user) {
+        return objects.objectStore(user, Set.of());
+    }
+
+    @Override
+    public SaveResult save(String user, String lockId, String html, int baseUsn) {
+        checkUser(user);
+        EditLockRecord row;
+        try {
+            row = database.inTransaction(() -> user + " checking edit lock " + lockId, session ->
+                    heldBy(session, user, lockId, database.now()));
+        } catch (EngineRuntimeException e) {
+            audit(user, "save", lockId, "refused", e.getMessage());
+            return SaveResult.refused("your edit lock is no longer valid: " + e.getMessage(), html);
+        }
+        EditResource resource = resourceOf(row.resourceId);
+        EditResource article = resource.article();
+        List<String> tags = config(article.type()).htmlTags();
+        for (int attempt = 1; ; attempt++) {
+            try {
+                CustomObject o = store(user).fetchCustomObject(ARTICLE_CLASS, idOf(article), PropertyFilter.ALL);
+                String next;
+                if (resource.isParagraph()) {
+                    // Other paragraphs may have changed since the editor loaded the page: merge into the latest.
+                    next = Paragraphs.replace(o.getProperties().getStringValue("Html"), resource.paragraphId(), html);
+                    if (next == null) {
+                        audit(user, "save", row.resourceId, "refused", "paragraph gone");
+                        return SaveResult.refused("paragraph " + resource.paragraphId() + " is no longer in the article", html);
+                    }
+                } else {
+                    if (o.getUpdateSequenceNumber() != baseUsn) {
+                        audit(user, "save", row.resourceId, "refused", "stale USN " + baseUsn);
+                        return SaveResult.refused("the article was changed since you loaded it (your USN " + baseUsn
+                                + ", now " + o.getUpdateSequenceNumber() + ")", html);
+                    }
+                    next = Paragraphs.withIds(html, tags);
+                }
+                o.getProperties().putValue("Html", next);
+                o.save(RefreshMode.REFRESH); // USN-checked against what was just fetched
+                audit(user, "save", row.resourceId, "saved", "usn " + o.getUpdateSequenceNumber());
+                return SaveResult.saved(o.getUpdateSequenceNumber());
+            } catch (EngineRuntimeException e) {
+                boolean retry = e.getExceptionCode() == ExceptionCode.E_OBJECT_MODIFIED && attempt < RACE_ATTEMPTS
+                        && resource.isParagraph();
+                if (!retry) {
+                    audit(user, "save", row.resourceId, "refused", e.getMessage());
+                    return SaveResult.refused(e.getMessage(), html);
+                }
+            }
+        }
+    }
+
+    /** Audit rows are written in their own transaction, so refusals (rolled back) are recorded too. */
+    private void audit(String user, String operation, String resource, String outcome, String detail) {
+        Instant now = database.now();
+        database.inTransaction(() -> "auditing " + operation, session -> {
+            session.insert(new EditAuditRecord(now, user, operation, resource, outcome, detail));
+            return null;
+        });
+    }
+
+    /** The audit entries of a resource, oldest first, as "user operation outcome" lines (for tests and support). */
+    List<String> auditOf(String resourceId) {
+        return database.inTransaction(() -> "reading the edit audit", session ->
+                session.createSelectionQuery("from EditAuditRecord a where a.resourceId = :r order by a.id", EditAuditRecord.class)
+                        .setParameter("r", resourceId).getResultList().stream()
+                        .map(a -> a.userId + " " + a.operation + " " + a.outcome).toList());
+    }
+
+    private static void checkUser(String user) {
+        if (user == null || user.isBlank() || user.length() > 128) {
+            throw EngineRuntimeException.badArgument("user", user, "1 to 128 characters");
+        }
+    }
+}
