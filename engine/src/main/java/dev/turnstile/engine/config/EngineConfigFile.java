@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.javaprop.JavaPropsMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.turnstile.api.EditLockConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.RetryPolicyConfig;
@@ -25,7 +26,7 @@ import java.util.Set;
 public final class EngineConfigFile {
     private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
     private static final ObjectMapper PROPERTIES = new JavaPropsMapper();
-    private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers", "treeLocks", "changes");
+    private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers", "treeLocks", "changes", "editLocks");
     private static final Set<String> DISPENSERS = Set.of("adminRole", "series");
     private static final Set<String> LOCKS = Set.of("breakerRole");
     private static final Set<String> TREE_LOCKS = Set.of("lease", "retryPolicy");
@@ -97,6 +98,18 @@ public final class EngineConfigFile {
                     throw EngineRuntimeException.configInvalid(source, "changes.enabled", enabled.asText(), "must be true or false");
                 }
                 builder.changesEnabled(enabled.booleanValue());
+            }
+        }
+        JsonNode editLocks = root.get("editLocks");
+        if (editLocks != null) {
+            requireObject(source, "editLocks", editLocks);
+            checkKeys(source, "editLocks.", editLocks, Set.of("types"));
+            JsonNode types = editLocks.path("types");
+            if (!types.isMissingNode()) {
+                requireObject(source, "editLocks.types", types);
+                for (Map.Entry<String, JsonNode> type : types.properties()) {
+                    builder.editLockType(type.getKey(), editLockType(source, "editLocks.types." + type.getKey(), type.getValue()));
+                }
             }
         }
         JsonNode dispensers = root.get("dispensers");
@@ -177,6 +190,45 @@ public final class EngineConfigFile {
                         "unknown key; known keys here are " + allowed.stream().sorted().toList());
             }
         }
+    }
+
+    /** One resource type with the paper's keys; heartbeat and timeout in milliseconds (as the paper) or as durations. */
+    private static EditLockConfig editLockType(String source, String path, JsonNode node) {
+        requireObject(source, path, node);
+        checkKeys(source, path + ".", node, Set.of("heartbeat", "timeout", "isMinimum", "htmlTags", "maxLocksPerUser"));
+        EditLockConfig d = EditLockConfig.DEFAULTS;
+        Duration heartbeat = node.has("heartbeat") ? millisOrDuration(source, path + ".heartbeat", node.get("heartbeat")) : d.heartbeat();
+        Duration timeout = node.has("timeout") ? millisOrDuration(source, path + ".timeout", node.get("timeout")) : d.timeout();
+        boolean isMinimum = d.isMinimum();
+        if (node.has("isMinimum")) {
+            JsonNode v = node.get("isMinimum");
+            if (v.isBoolean()) {
+                isMinimum = v.booleanValue();
+            } else if (v.isInt() && (v.intValue() == 0 || v.intValue() == 1)) {
+                isMinimum = v.intValue() == 1;
+            } else {
+                throw EngineRuntimeException.configInvalid(source, path + ".isMinimum", v.asText(), "must be true, false, 1 or 0");
+            }
+        }
+        int max = d.maxLocksPerUser();
+        if (node.has("maxLocksPerUser")) {
+            JsonNode v = node.get("maxLocksPerUser");
+            if (!v.isInt()) {
+                throw EngineRuntimeException.configInvalid(source, path + ".maxLocksPerUser", v.asText(), "must be an integer");
+            }
+            max = v.intValue();
+        }
+        try {
+            return new EditLockConfig(heartbeat, timeout, isMinimum,
+                    node.has("htmlTags") ? EditLockConfig.parseTags(text(source, path + ".htmlTags", node.get("htmlTags"))) : d.htmlTags(),
+                    max);
+        } catch (EngineRuntimeException e) {
+            throw EngineRuntimeException.configInvalid(source, path, node.toString(), e.getMessage());
+        }
+    }
+
+    private static Duration millisOrDuration(String source, String path, JsonNode node) {
+        return node.isIntegralNumber() ? Duration.ofMillis(node.longValue()) : duration(source, path, node);
     }
 
     private static Duration duration(String source, String path, JsonNode node) {

@@ -116,6 +116,23 @@ class EngineConfigFileTest {
         assertThat(reference.treeLockLease()).isEqualTo(defaults.treeLockLease());
         assertThat(reference.treeLockRetryPolicy()).isEqualTo(defaults.treeLockRetryPolicy());
         assertThat(reference.changesEnabled()).isEqualTo(defaults.changesEnabled()).isFalse();
+        assertThat(reference.editLockTypes()).isEqualTo(defaults.editLockTypes());
+    }
+
+    @Test
+    void editLocksSection_readsThePapersKeys_andNamesBadValues() throws IOException {
+        EngineConfig config = EngineConfigFile.read(write("editLocks:\n  types:\n    wiki:\n      heartbeat: 120000\n"
+                + "      timeout: 3600000\n      isMinimum: 1\n      htmlTags: \"p；pre\"\n      maxLocksPerUser: 5\n"));
+        assertThat(config.editLockTypes().get("wiki")).isEqualTo(new dev.turnstile.api.EditLockConfig(Duration.ofMinutes(2),
+                Duration.ofHours(1), true, java.util.List.of("p", "pre"), 5));
+        Path bad = write("editLocks:\n  types:\n    wiki:\n      isMinimum: 2\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(bad)).hasMessage("E_CONFIG_INVALID: " + bad
+                + ": editLocks.types.wiki.isMinimum = \"2\": must be true, false, 1 or 0");
+        Path shortTimeout = write("editLocks:\n  types:\n    wiki:\n      heartbeat: 120000\n      timeout: 1000\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(shortTimeout)).hasMessageContaining(shortTimeout + ": editLocks.types.wiki")
+                .hasMessageContaining("edit lock timeout");
+        Path typo = write("editLocks:\n  types:\n    wiki:\n      heartBeat: 1000\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(typo)).hasMessageContaining("editLocks.types.wiki.heartBeat").hasMessageContaining("unknown key");
     }
 
     @Test
