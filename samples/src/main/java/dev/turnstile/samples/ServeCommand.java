@@ -1,7 +1,12 @@
 package dev.turnstile.samples;
 
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EditLockConfig;
+import dev.turnstile.api.EditLocks;
+import dev.turnstile.api.EditResource;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.samples.server.ServerUsers;
 import dev.turnstile.samples.server.TurnstileServer;
 import picocli.CommandLine.Command;
@@ -9,14 +14,16 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /** Starts the HTTP server on localhost until the process is stopped. */
-@Command(name = "serve", description = "JSON over HTTP on localhost: dispensers for workflows.")
+@Command(name = "serve", description = "JSON over HTTP on localhost: dispensers for workflows, the article page with edit locks.")
 final class ServeCommand implements Callable<Integer> {
     @Mixin
     EngineOptions engineOptions;
@@ -28,9 +35,17 @@ final class ServeCommand implements Callable<Integer> {
             description = "YAML with users: {name: {token, roles}}; without it, demo users with random tokens are printed")
     Path usersFile;
 
+    static final String DEMO_TYPE = "wiki";
+    static final String DEMO_ARTICLE = "welcome";
+
     @Override
     public Integer call() throws Exception {
         EngineConfig config = engineOptions.config();
+        if (!config.editLockTypes().containsKey(DEMO_TYPE)) {
+            // The demo wiki: the paper's settings with paragraph locks on.
+            config = EngineConfig.from(config).editLockType(DEMO_TYPE, new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1),
+                    true, List.of("p", "pre"), 20)).build();
+        }
         ServerUsers users;
         if (usersFile != null) {
             users = ServerUsers.read(usersFile);
@@ -42,10 +57,14 @@ final class ServeCommand implements Callable<Integer> {
             users = ServerUsers.demo(demo);
         }
         ContentEngine engine = ContentEngine.open(config);
+        demoArticle(engine.editLocks());
         TurnstileServer server = new TurnstileServer(engine, users).start(port);
         System.out.println("Turnstile serving on http://127.0.0.1:" + server.port() + " (" + config.jdbcUrl() + ")");
         users.tokens().forEach((token, user) -> System.out.println("  user " + user.name() + " " + user.roles()
-                + ": Authorization: Bearer " + token));
+                + ": Authorization: Bearer " + token + (users.passwords().containsKey(user.name())
+                ? ", password " + users.passwords().get(user.name()) : "")));
+        System.out.println("Edit the demo article in two browsers (one per user): http://127.0.0.1:" + server.port()
+                + "/edit/" + DEMO_TYPE + "/" + DEMO_ARTICLE);
         CountDownLatch stopped = new CountDownLatch(1);
         Runtime.getRuntime().addShutdownHook(new Thread(() -> {
             server.close();
@@ -54,5 +73,18 @@ final class ServeCommand implements Callable<Integer> {
         }));
         stopped.await();
         return 0;
+    }
+
+    /** The wiki article the README's two-browser walk-through edits; made once. */
+    static void demoArticle(EditLocks locks) {
+        try {
+            locks.article(EditResource.article(DEMO_TYPE, DEMO_ARTICLE));
+        } catch (EngineRuntimeException e) {
+            if (e.getExceptionCode() != ExceptionCode.E_OBJECT_NOT_FOUND) {
+                throw e;
+            }
+            locks.createArticle("turnstile", DEMO_TYPE, DEMO_ARTICLE, "<h1>Cities</h1><p>Beijing is the capital of China.</p>"
+                    + "<p>Shanghai is its largest city.</p><p>Shenzhen borders Hong Kong.</p><pre>population: 21.9 million</pre>");
+        }
     }
 }

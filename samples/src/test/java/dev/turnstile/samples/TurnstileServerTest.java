@@ -38,6 +38,11 @@ class TurnstileServerTest {
     private ContentEngine engine;
     private TurnstileServer server;
     private String token;
+    private String otherToken;
+
+    private static String tokenOf(ServerUsers users, String name) {
+        return users.tokens().entrySet().stream().filter(e -> e.getValue().name().equals(name)).findFirst().orElseThrow().getKey();
+    }
     private String dispenser;
 
     @BeforeAll
@@ -49,8 +54,12 @@ class TurnstileServerTest {
         dispenser = "inv-" + UUID.randomUUID().toString().substring(0, 8);
         engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers()
                 .create(dispenser, DispenserConfig.builder().format("INV-{seq:5}").build());
-        ServerUsers users = ServerUsers.demo(Map.of("workflow", Set.of()));
-        token = users.tokens().keySet().iterator().next();
+        Map<String, Set<String>> demo = new java.util.LinkedHashMap<>();
+        demo.put("workflow", Set.of());
+        demo.put("mallory", Set.of());
+        ServerUsers users = ServerUsers.demo(demo);
+        token = tokenOf(users, "workflow");
+        otherToken = tokenOf(users, "mallory");
         server = new TurnstileServer(engine, users).start(0);
     }
 
@@ -121,6 +130,49 @@ class TurnstileServerTest {
         } finally {
             engine.changes().unregisterClient(client);
         }
+    }
+
+    @Test
+    void editLocks_overHttp_acquireHeartbeatSaveRelease_andNobodyUsesAnothersLock() throws Exception {
+        String id = "http-" + UUID.randomUUID().toString().substring(0, 8);
+        engine.editLocks().createArticle("setup", "doc", id, "<p>one</p>");
+        String api = "/api/articles/doc/" + id;
+        assertThat(send("GET", api, null, null).statusCode()).isEqualTo(401);
+        JsonNode article = json(send("GET", api, null, token));
+        HttpResponse<String> granted = send("POST", api + "/locks", "{}", token);
+        assertThat(granted.statusCode()).isEqualTo(200);
+        String lockId = json(granted).get("locks").get(0).get("lockId").asText();
+        HttpResponse<String> refused = send("POST", api + "/locks", "{}", otherToken);
+        assertThat(refused.statusCode()).isEqualTo(409);
+        assertThat(json(refused).get("holder").asText()).isEqualTo("workflow");
+        // mallory knows the lock id and still cannot use it.
+        assertThat(send("POST", "/api/locks/" + lockId + "/heartbeat", null, otherToken).statusCode()).isEqualTo(403);
+        assertThat(send("POST", "/api/locks/" + lockId + "/release", null, otherToken).statusCode()).isEqualTo(403);
+        HttpResponse<String> foreignSave = send("POST", "/api/locks/" + lockId + "/save",
+                "{\"html\": \"<p>mine</p>\", \"baseUsn\": " + article.get("usn").asInt() + "}", otherToken);
+        assertThat(foreignSave.statusCode()).isEqualTo(409);
+        assertThat(json(foreignSave).get("text").asText()).isEqualTo("<p>mine</p>");
+        assertThat(send("POST", "/api/locks/" + lockId + "/heartbeat", null, token).statusCode()).isEqualTo(200);
+        HttpResponse<String> saved = send("POST", "/api/locks/" + lockId + "/save",
+                "{\"html\": \"<p>two</p>\", \"baseUsn\": " + article.get("usn").asInt() + "}", token);
+        assertThat(saved.statusCode()).isEqualTo(200);
+        assertThat(send("POST", "/api/locks/" + lockId + "/release", null, token).statusCode()).isEqualTo(204);
+        assertThat(json(send("GET", api, null, token)).get("html").asText()).contains("two");
+    }
+
+    @Test
+    void editLocks_badRequests_getA4xxWithAJsonError_andLockNothing() throws Exception {
+        String id = "bad-" + UUID.randomUUID().toString().substring(0, 8);
+        engine.editLocks().createArticle("setup", "doc", id, "<p>one</p>");
+        String api = "/api/articles/doc/" + id;
+        HttpResponse<String> malformed = send("POST", api + "/locks", "{not json", token);
+        assertThat(malformed.statusCode()).isEqualTo(400);
+        assertThat(json(malformed).get("code").asText()).isEqualTo("BAD_REQUEST");
+        assertThat(send("POST", "/api/articles/doc/nothing-here/locks", "{}", token).statusCode()).isEqualTo(404);
+        assertThat(send("POST", api + "/locks", "{\"paragraphs\": \"p1\"}", token).statusCode()).isEqualTo(400);
+        assertThat(send("POST", api + "/locks", "{\"x\": \"" + "y".repeat(70_000) + "\"}", token).statusCode()).isEqualTo(413);
+        assertThat(send("POST", "/api/locks/" + UUID.randomUUID() + "/heartbeat", null, token).statusCode()).isEqualTo(410);
+        assertThat(json(send("GET", api, null, token)).get("articleLock").isNull()).as("nothing was locked").isTrue();
     }
 
     @Test

@@ -28,9 +28,12 @@ public final class ServerUsers {
     }
 
     private final Map<String, User> byToken;
+    /** Passwords by user name, for the web page's login; a user without one logs in only by token. */
+    private final Map<String, String> passwords;
 
-    private ServerUsers(Map<String, User> byToken) {
+    private ServerUsers(Map<String, User> byToken, Map<String, String> passwords) {
         this.byToken = Map.copyOf(byToken);
+        this.passwords = Map.copyOf(passwords);
     }
 
     public static ServerUsers read(Path file) throws IOException {
@@ -40,7 +43,15 @@ public final class ServerUsers {
             throw new IllegalArgumentException(file + ": users: must map each user name to {token, roles}");
         }
         Map<String, User> byToken = new LinkedHashMap<>();
+        Map<String, String> passwords = new LinkedHashMap<>();
         for (Map.Entry<String, JsonNode> e : users.properties()) {
+            String password = e.getValue().path("password").asText("");
+            if (!password.isEmpty()) {
+                if (password.length() < 8) {
+                    throw new IllegalArgumentException(file + ": users." + e.getKey() + ".password: must be at least 8 characters");
+                }
+                passwords.put(e.getKey(), password);
+            }
             String token = e.getValue().path("token").asText("");
             if (token.length() < 16) {
                 throw new IllegalArgumentException(file + ": users." + e.getKey() + ".token: must be at least 16 characters");
@@ -51,19 +62,39 @@ public final class ServerUsers {
                 throw new IllegalArgumentException(file + ": users." + e.getKey() + ".token: used by two users");
             }
         }
-        return new ServerUsers(byToken);
+        return new ServerUsers(byToken, passwords);
     }
 
-    /** Demo users {@code name → roles} with fresh random tokens. */
+    /** Demo users {@code name → roles} with fresh random tokens and passwords. */
     public static ServerUsers demo(Map<String, Set<String>> users) {
         SecureRandom random = new SecureRandom();
         Map<String, User> byToken = new LinkedHashMap<>();
+        Map<String, String> passwords = new LinkedHashMap<>();
         users.forEach((name, roles) -> {
-            byte[] bytes = new byte[24];
-            random.nextBytes(bytes);
-            byToken.put(Base64.getUrlEncoder().withoutPadding().encodeToString(bytes), new User(name, roles));
+            byToken.put(randomText(random, 24), new User(name, roles));
+            passwords.put(name, randomText(random, 9));
         });
-        return new ServerUsers(byToken);
+        return new ServerUsers(byToken, passwords);
+    }
+
+    private static String randomText(SecureRandom random, int bytes) {
+        byte[] b = new byte[bytes];
+        random.nextBytes(b);
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
+    }
+
+    /** The user's token if the password is right (compared in constant time). */
+    public Optional<String> login(String name, String password) {
+        String expected = name == null ? null : passwords.get(name);
+        if (expected == null || password == null
+                || !MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8), password.getBytes(StandardCharsets.UTF_8))) {
+            return Optional.empty();
+        }
+        return byToken.entrySet().stream().filter(e -> e.getValue().name().equals(name)).map(Map.Entry::getKey).findFirst();
+    }
+
+    public Map<String, String> passwords() {
+        return passwords;
     }
 
     /** The user of a bearer token; compared in constant time so a token cannot be guessed by timing. */

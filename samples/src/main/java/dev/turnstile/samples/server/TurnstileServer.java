@@ -18,13 +18,15 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * The samples' HTTP server: JSON over HTTP on localhost for workflows. Every {@code /api} request
- * carries {@code Authorization: Bearer <token>}; errors are JSON {@code {"error", "code"}} with a
+ * The samples' HTTP server: JSON over HTTP on localhost for workflows and the article page. Every
+ * {@code /api} request carries {@code Authorization: Bearer <token>} or the session cookie that
+ * {@code POST /login} sets; errors are JSON {@code {"error", "code"}} with a
  * status that says whose fault it is.
  *
  * <ul>
  *   <li>{@code POST /api/dispensers/{name}/next} (optional {@code count}, in the query or a JSON body)
  *   <li>{@code GET /api/dispensers/{name}}
+ *   <li>{@code POST /login} and the edit lock endpoints of {@link EditRoutes}
  *   <li>{@code GET /api/changes/lag}: every change feed client's position, pending changes and the
  *       age of the oldest, and which dispatcher holds it
  * </ul>
@@ -33,7 +35,9 @@ public final class TurnstileServer implements AutoCloseable {
     /** Largest request body accepted; anything bigger is refused with 413 before it is read. */
     public static final long MAX_BODY_BYTES = 64 * 1024;
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final String USER = "turnstile.user";
+    static final String USER = "turnstile.user";
+    /** The session cookie the web page logs in with (the user's token; HttpOnly, SameSite=Strict). */
+    static final String SESSION_COOKIE = "turnstile_session";
 
     private final ContentEngine engine;
     private final ServerUsers users;
@@ -45,10 +49,18 @@ public final class TurnstileServer implements AutoCloseable {
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = MAX_BODY_BYTES;
+            config.routes.post("/login", this::login);
+            config.routes.get("/edit/{type}/{id}", ctx -> ctx.contentType("text/html; charset=utf-8").result(page()));
             config.routes.before("/api/*", this::authenticate);
             config.routes.post("/api/dispensers/{name}/next", this::next);
             config.routes.get("/api/dispensers/{name}", this::describe);
             config.routes.get("/api/changes/lag", this::lag);
+            EditRoutes edit = new EditRoutes(engine.editLocks());
+            config.routes.get("/api/articles/{type}/{id}", edit::show);
+            config.routes.post("/api/articles/{type}/{id}/locks", edit::acquire);
+            config.routes.post("/api/locks/{lockId}/heartbeat", edit::heartbeat);
+            config.routes.post("/api/locks/{lockId}/release", edit::release);
+            config.routes.post("/api/locks/{lockId}/save", edit::save);
             config.routes.exception(EngineRuntimeException.class, (e, ctx) -> error(ctx, statusOf(e), e.getMessage(),
                     e.getExceptionCode().name()));
             config.routes.exception(BadRequest.class, (e, ctx) -> error(ctx, HttpStatus.BAD_REQUEST, e.getMessage(), "BAD_REQUEST"));
@@ -70,7 +82,7 @@ public final class TurnstileServer implements AutoCloseable {
         app.stop();
     }
 
-    private static final class BadRequest extends RuntimeException {
+    static final class BadRequest extends RuntimeException {
         private static final long serialVersionUID = 1L;
 
         BadRequest(String message) {
@@ -78,9 +90,35 @@ public final class TurnstileServer implements AutoCloseable {
         }
     }
 
+    /** {@code {"user", "password"}} → the session cookie and {@code {"user", "token"}}; 401 otherwise. */
+    private void login(Context ctx) {
+        JsonNode body;
+        try {
+            body = JSON.readTree(ctx.body().isBlank() ? "{}" : ctx.body());
+        } catch (JsonProcessingException e) {
+            throw new BadRequest("the body is not JSON: " + e.getOriginalMessage());
+        }
+        String user = body.path("user").asText(null);
+        String token = users.login(user, body.path("password").asText(null)).orElse(null);
+        if (token == null) {
+            error(ctx, HttpStatus.UNAUTHORIZED, "wrong user or password", "UNAUTHORIZED");
+            return;
+        }
+        ctx.header("Set-Cookie", SESSION_COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
+        json(ctx, HttpStatus.OK, Map.of("user", user));
+    }
+
+    private static String page() {
+        try (var in = TurnstileServer.class.getResourceAsStream("/web/article.html")) {
+            return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
+        } catch (java.io.IOException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private void authenticate(Context ctx) {
         String header = ctx.header("Authorization");
-        String token = header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : null;
+        String token = header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : ctx.cookie(SESSION_COOKIE);
         ServerUsers.User user = users.authenticate(token).orElse(null);
         if (user == null) {
             error(ctx, HttpStatus.UNAUTHORIZED, "authentication required: send Authorization: Bearer <token>", "UNAUTHORIZED");
@@ -173,19 +211,20 @@ public final class TurnstileServer implements AutoCloseable {
             case E_BAD_VALUE, E_PROPERTY_NOT_DEFINED -> HttpStatus.BAD_REQUEST;
             case E_ACCESS_DENIED -> HttpStatus.FORBIDDEN;
             case E_OBJECT_LOCKED, E_OBJECT_MODIFIED -> HttpStatus.CONFLICT;
+            case E_LEASE_LAPSED -> HttpStatus.GONE;
             case E_RETRY_EXHAUSTED, E_DATABASE_UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
             default -> HttpStatus.INTERNAL_SERVER_ERROR;
         };
     }
 
-    private static void error(Context ctx, HttpStatus status, String message, String code) {
+    static void error(Context ctx, HttpStatus status, String message, String code) {
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("error", message);
         body.put("code", code);
         json(ctx, status, body);
     }
 
-    private static void json(Context ctx, HttpStatus status, Object body) {
+    static void json(Context ctx, HttpStatus status, Object body) {
         try {
             ctx.status(status).contentType("application/json").result(JSON.writeValueAsString(body));
         } catch (JsonProcessingException e) {

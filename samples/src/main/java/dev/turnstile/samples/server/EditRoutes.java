@@ -1,0 +1,153 @@
+package dev.turnstile.samples.server;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.turnstile.api.Article;
+import dev.turnstile.api.EditLock;
+import dev.turnstile.api.EditLockResult;
+import dev.turnstile.api.EditLocks;
+import dev.turnstile.api.EditResource;
+import dev.turnstile.api.EditStatus;
+import dev.turnstile.api.Paragraph;
+import dev.turnstile.api.SaveResult;
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The edit lock endpoints and the article page:
+ * <ul>
+ *   <li>{@code GET /api/articles/{type}/{id}}: HTML, USN, paragraphs and who edits what
+ *   <li>{@code POST /api/articles/{type}/{id}/locks} with {@code {}} (the article) or
+ *       {@code {"paragraphs": [ids]}}: 200 with the locks, 409 naming the holder and since when
+ *   <li>{@code POST /api/locks/{lockId}/heartbeat}, {@code POST /api/locks/{lockId}/release}
+ *       (also by {@code navigator.sendBeacon}), {@code POST /api/locks/{lockId}/save}
+ *       {@code {"html", "baseUsn"}}: 409 with the text handed back when refused
+ *   <li>{@code GET /edit/{type}/{id}}: the page
+ * </ul>
+ */
+final class EditRoutes {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
+    private final EditLocks locks;
+
+    EditRoutes(EditLocks locks) {
+        this.locks = locks;
+    }
+
+    static String user(Context ctx) {
+        ServerUsers.User user = ctx.attribute(TurnstileServer.USER);
+        return user.name();
+    }
+
+    private static EditResource resource(Context ctx) {
+        return EditResource.article(ctx.pathParam("type"), ctx.pathParam("id"));
+    }
+
+    void show(Context ctx) {
+        EditResource a = resource(ctx);
+        Article article = locks.article(a);
+        EditStatus status = locks.status(a);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("type", article.type());
+        body.put("id", article.articleId());
+        body.put("usn", article.usn());
+        body.put("html", article.html());
+        List<Map<String, Object>> paragraphs = new ArrayList<>();
+        for (Paragraph p : article.paragraphs()) {
+            paragraphs.add(Map.of("id", p.id(), "html", p.html()));
+        }
+        body.put("paragraphs", paragraphs);
+        body.put("articleLock", status.articleLock() == null ? null : lock(status.articleLock()));
+        Map<String, Object> byParagraph = new LinkedHashMap<>();
+        status.paragraphLocks().forEach(l -> byParagraph.put(l.resource().paragraphId(), lock(l)));
+        body.put("paragraphLocks", byParagraph);
+        TurnstileServer.json(ctx, HttpStatus.OK, body);
+    }
+
+    void acquire(Context ctx) {
+        EditResource a = resource(ctx);
+        JsonNode body = body(ctx);
+        List<EditResource> wanted = new ArrayList<>();
+        JsonNode paragraphs = body.path("paragraphs");
+        if (!paragraphs.isMissingNode() && !paragraphs.isArray()) {
+            throw new TurnstileServer.BadRequest("paragraphs must be an array of paragraph ids");
+        }
+        paragraphs.forEach(p -> wanted.add(EditResource.paragraph(a.type(), a.articleId(), p.asText())));
+        if (wanted.isEmpty()) {
+            wanted.add(a);
+        }
+        locks.article(a); // 404 for an unknown article, before anything is locked
+        EditLockResult result = locks.acquire(user(ctx), wanted);
+        if (!result.isGranted()) {
+            Map<String, Object> refused = new LinkedHashMap<>();
+            refused.put("error", result.reason());
+            refused.put("code", "REFUSED");
+            refused.put("holder", result.holder());
+            refused.put("since", result.holderSince() == null ? null : result.holderSince().toString());
+            TurnstileServer.json(ctx, HttpStatus.CONFLICT, refused);
+            return;
+        }
+        TurnstileServer.json(ctx, HttpStatus.OK, Map.of("locks", result.locks().stream().map(EditRoutes::lock).toList()));
+    }
+
+    void heartbeat(Context ctx) {
+        EditLock l = locks.heartbeat(user(ctx), ctx.pathParam("lockId"));
+        TurnstileServer.json(ctx, HttpStatus.OK, lock(l));
+    }
+
+    void release(Context ctx) {
+        locks.release(user(ctx), ctx.pathParam("lockId"));
+        ctx.status(HttpStatus.NO_CONTENT);
+    }
+
+    void save(Context ctx) {
+        JsonNode body = body(ctx);
+        if (!body.path("html").isTextual() || !body.path("baseUsn").isInt()) {
+            throw new TurnstileServer.BadRequest("the body must be {\"html\": text, \"baseUsn\": number}");
+        }
+        SaveResult r = locks.save(user(ctx), ctx.pathParam("lockId"), body.get("html").asText(), body.get("baseUsn").intValue());
+        if (r.saved()) {
+            TurnstileServer.json(ctx, HttpStatus.OK, Map.of("saved", true, "usn", r.usn()));
+            return;
+        }
+        Map<String, Object> refused = new LinkedHashMap<>();
+        refused.put("saved", false);
+        refused.put("error", r.reason());
+        refused.put("code", "NOT_SAVED");
+        refused.put("text", r.text());
+        TurnstileServer.json(ctx, HttpStatus.CONFLICT, refused);
+    }
+
+    private static Map<String, Object> lock(EditLock l) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("lockId", l.lockId());
+        m.put("user", l.userId());
+        m.put("resource", l.resource().resourceId());
+        m.put("paragraph", l.resource().paragraphId());
+        m.put("since", l.startTime().toString());
+        m.put("expiresAt", l.expiresAt().toString());
+        return m;
+    }
+
+    private static JsonNode body(Context ctx) {
+        String text = ctx.body();
+        if (text.isBlank()) {
+            return JSON.createObjectNode();
+        }
+        try {
+            JsonNode root = JSON.readTree(text);
+            if (!root.isObject()) {
+                throw new TurnstileServer.BadRequest("the body must be a JSON object");
+            }
+            return root;
+        } catch (JsonProcessingException e) {
+            throw new TurnstileServer.BadRequest("the body is not JSON: " + e.getOriginalMessage());
+        }
+    }
+}
