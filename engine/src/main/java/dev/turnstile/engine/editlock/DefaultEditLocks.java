@@ -328,6 +328,14 @@ public final class DefaultEditLocks implements EditLocks {
     public Article createArticle(String user, String type, String articleId, String html) {
         checkUser(user);
         EditResource a = EditResource.article(type, articleId);
+        try {
+            article(a);
+            throw EngineRuntimeException.badArgument("article", a.resourceId(), "it exists already");
+        } catch (EngineRuntimeException e) {
+            if (e.getExceptionCode() != ExceptionCode.E_OBJECT_NOT_FOUND) {
+                throw e;
+            }
+        }
         CustomObject o = store(user).createCustomObject(ARTICLE_CLASS, idOf(a));
         o.getProperties().putValue("ArticleType", type);
         o.getProperties().putValue("ArticleKey", articleId);

@@ -177,6 +177,11 @@ public final class DefaultTreeLocks implements TreeLocks {
         return false;
     }
 
+    /** For tests: whether a waiter is queued at the head of {@code node}. */
+    boolean hasQueue(TreePath node) {
+        return store.hasQueue(node);
+    }
+
     /** The new expiry, or null if the lease had lapsed. */
     Instant renew(String leaseId) {
         Instant now = database.now();

@@ -195,6 +195,15 @@ final class TreeLockStore {
                 .setParameter("expiry", headExpiry).setParameter("path", path).setParameter("now", now).executeUpdate() == 1;
     }
 
+    /** For tests: whether a live waiter is queued at the head of {@code node}. */
+    boolean hasQueue(TreePath node) {
+        Instant now = database.now();
+        return database.inTransaction(() -> "reading the queue of " + node, session -> {
+            TreeNodeRecord row = session.get(TreeNodeRecord.class, node.toString());
+            return row != null && row.headLease != null && !row.headExpires.isBefore(now);
+        });
+    }
+
     void leaveQueue(String leaseId, TreeLockRequest request) {
         database.inTransaction(() -> "leaving the queue for " + request, session -> {
             clearHeads(session, leaseId, request);

@@ -22,7 +22,8 @@ import java.util.Map;
 /**
  * The edit lock endpoints and the article page:
  * <ul>
- *   <li>{@code GET /api/articles/{type}/{id}}: HTML, USN, paragraphs and who edits what
+ *   <li>{@code GET /api/articles/{type}/{id}}: HTML, USN, paragraphs and who edits what;
+ *       {@code PUT} with {@code {"html"}} creates it
  *   <li>{@code POST /api/articles/{type}/{id}/locks} with {@code {}} (the article) or
  *       {@code {"paragraphs": [ids]}}: 200 with the locks, 409 naming the holder and since when
  *   <li>{@code POST /api/locks/{lockId}/heartbeat}, {@code POST /api/locks/{lockId}/release}
@@ -68,6 +69,18 @@ final class EditRoutes {
         status.paragraphLocks().forEach(l -> byParagraph.put(l.resource().paragraphId(), lock(l)));
         body.put("paragraphLocks", byParagraph);
         TurnstileServer.json(ctx, HttpStatus.OK, body);
+    }
+
+    /** {@code PUT /api/articles/{type}/{id}} {@code {"html"}}: creates the article (400 if it exists). */
+    void create(Context ctx) {
+        EditResource a = resource(ctx);
+        JsonNode body = body(ctx);
+        if (!body.path("html").isTextual()) {
+            throw new TurnstileServer.BadRequest("the body must be {\"html\": text}");
+        }
+        Article created = locks.createArticle(user(ctx), a.type(), a.articleId(), body.get("html").asText());
+        TurnstileServer.json(ctx, HttpStatus.CREATED, Map.of("usn", created.usn(), "paragraphs",
+                created.paragraphs().stream().map(Paragraph::id).toList()));
     }
 
     void acquire(Context ctx) {

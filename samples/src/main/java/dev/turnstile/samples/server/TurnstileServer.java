@@ -57,6 +57,7 @@ public final class TurnstileServer implements AutoCloseable {
             config.routes.get("/api/changes/lag", this::lag);
             EditRoutes edit = new EditRoutes(engine.editLocks());
             config.routes.get("/api/articles/{type}/{id}", edit::show);
+            config.routes.put("/api/articles/{type}/{id}", edit::create);
             config.routes.post("/api/articles/{type}/{id}/locks", edit::acquire);
             config.routes.post("/api/locks/{lockId}/heartbeat", edit::heartbeat);
             config.routes.post("/api/locks/{lockId}/release", edit::release);
