@@ -1,5 +1,6 @@
 package dev.turnstile.samples;
 
+import dev.turnstile.api.Article;
 import dev.turnstile.api.ChangeDispatcher;
 import dev.turnstile.api.ChangeFeed;
 import dev.turnstile.api.ChangeFilter;
@@ -12,6 +13,10 @@ import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.Dispensers;
 import dev.turnstile.api.Document;
+import dev.turnstile.api.EditLockConfig;
+import dev.turnstile.api.EditLockResult;
+import dev.turnstile.api.EditLocks;
+import dev.turnstile.api.EditResource;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
@@ -25,6 +30,7 @@ import dev.turnstile.api.RegisterReport;
 import dev.turnstile.api.ResetPeriod;
 import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.SaveResult;
 import dev.turnstile.api.TreeLockHandle;
 import dev.turnstile.api.TreeLockInfo;
 import dev.turnstile.api.TreeLockRequest;
@@ -157,6 +163,29 @@ class ReadmeExamplesTest {
             assertThat(held).isPresent();
             assertThat(inSite).extracting(TreeLockInfo::owner).containsExactly("execution 9");
             assertThat(execution.nodes()).hasSize(3);
+        }
+    }
+
+    @Test
+    void editLocks() {
+        EngineConfig wiki = EngineConfig.from(config).editLockType("wiki", new EditLockConfig(Duration.ofMinutes(2),
+                Duration.ofHours(1), true, List.of("p", "pre"), 20)).build();
+        try (ContentEngine engine = ContentEngine.open(wiki)) {
+            String id = "beijing-" + UUID.randomUUID().toString().substring(0, 8);
+            // region edit-locks
+            EditLocks edits = engine.editLocks();                 // types and their settings: editLocks.types in turnstile.yaml
+            Article page = edits.createArticle("alice", "wiki", id, "<p>Beijing is a city.</p><p>It is old.</p>");
+            EditResource second = EditResource.paragraph("wiki", id, page.paragraphs().get(1).id());
+
+            EditLockResult mine = edits.acquire("alice", second);             // granted: lock id (the token), expiry
+            EditLockResult theirs = edits.acquire("bob", second);             // refused: holder alice, since when
+            edits.heartbeat("alice", mine.lock().lockId());                   // the page sends one every heartbeat / 3
+            SaveResult saved = edits.save("alice", mine.lock().lockId(), "It is very old.", page.usn());
+            edits.release("alice", mine.lock().lockId());
+            // endregion
+            assertThat(theirs.holder()).isEqualTo("alice");
+            assertThat(saved.saved()).isTrue();
+            assertThat(edits.article(EditResource.article("wiki", id)).html()).contains("It is very old.");
         }
     }
 
