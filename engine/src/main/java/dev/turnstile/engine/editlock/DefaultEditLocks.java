@@ -298,9 +298,9 @@ public final class DefaultEditLocks implements EditLocks {
         EditResource a = article.article();
         Instant now = database.now();
         List<EditLockRecord> rows = database.inTransaction(() -> "reading edit locks of " + a, session ->
-                session.createSelectionQuery("from EditLockRecord l where l.resourceId = :a or l.resourceId like :p",
+                session.createSelectionQuery("from EditLockRecord l where l.resourceId = :a or l.resourceId like :p escape '!'",
                                 EditLockRecord.class)
-                        .setParameter("a", a.resourceId()).setParameter("p", a.resourceId() + "#%").getResultList());
+                        .setParameter("a", a.resourceId()).setParameter("p", escapeLike(a.resourceId()) + "#%").getResultList());
         EditLock articleLock = null;
         List<EditLock> paragraphs = new ArrayList<>();
         for (EditLockRecord r : rows) {
@@ -424,6 +424,11 @@ public final class DefaultEditLocks implements EditLocks {
                 session.createSelectionQuery("from EditAuditRecord a where a.resourceId = :r order by a.id", EditAuditRecord.class)
                         .setParameter("r", resourceId).getResultList().stream()
                         .map(a -> a.userId + " " + a.operation + " " + a.outcome).toList());
+    }
+
+    /** An id as a LIKE prefix: '_' (allowed in ids) must not match any character. */
+    private static String escapeLike(String text) {
+        return text.replace("!", "!!").replace("%", "!%").replace("_", "!_");
     }
 
     private static void checkUser(String user) {

@@ -347,6 +347,16 @@ public abstract class AbstractEditLockContractTest {
     }
 
     @Test
+    void statusShowsOnlyTheArticlesOwnParagraphs_evenWithAnUnderscoreInItsId() {
+        String base = "u" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        Article underscored = locks.createArticle("editor", WIKI, base + "_1", "<p>one</p>");
+        Article lookalike = locks.createArticle("editor", WIKI, base + "x1", "<p>two</p>");
+        assertThat(locks.acquire(editorA, EditResource.paragraph(WIKI, lookalike.articleId(),
+                lookalike.paragraphs().get(0).id())).isGranted()).isTrue();
+        assertThat(locks.status(EditResource.article(WIKI, underscored.articleId())).paragraphLocks()).isEmpty();
+    }
+
+    @Test
     void badInput_failsWithAClearError() {
         assertThat(failure(() -> EditResource.article("wiki", "bad id!")).getMessage()).contains("article id").contains("bad id!");
         assertThat(failure(() -> locks.acquire(editorA, EditResource.paragraph("plain", "x", "p1"))).getMessage())

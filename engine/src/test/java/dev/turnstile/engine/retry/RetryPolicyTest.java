@@ -152,13 +152,15 @@ class RetryPolicyTest {
     @Test
     void maxTotalWait_stopsTheLoopBeforeMaxAttempts() {
         RetryPolicy p = policy(RetryPolicyConfig.builder().maxAttempts(1_000).waitDuration(Duration.ofMillis(5))
-                .maxTotalWait(Duration.ofMillis(40)).build());
+                .maxTotalWait(Duration.ofMillis(100)).build());
         assertThatThrownBy(() -> p.run(() -> {
             throw modified();
         })).isInstanceOfSatisfying(RetryExhaustedException.class, e -> {
-            assertThat(e.getAttempts()).isBetween(2, 999);
-            assertThat(e.getElapsed()).isGreaterThanOrEqualTo(Duration.ofMillis(40));
-            assertThat(e.getMessage()).contains("maxTotalWait 40 ms reached");
+            // How many attempts fit in 100 ms depends on the machine (a cold first attempt can take it all);
+            // what matters is that the time limit, not maxAttempts, ended the loop.
+            assertThat(e.getAttempts()).isBetween(1, 999);
+            assertThat(e.getElapsed()).isGreaterThanOrEqualTo(Duration.ofMillis(100));
+            assertThat(e.getMessage()).contains("maxTotalWait 100 ms reached");
         });
     }
 
