@@ -274,10 +274,10 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
             dispatchers.forEach(ChangeDispatcher::stop);
             names.forEach(feed::unregisterClient);
         }
-        long[] sorted = lags.stream().mapToLong(Long::longValue).sorted().toArray();
+        Percentiles p = new Percentiles(lags.stream().mapToLong(Long::longValue).toArray());
         System.out.printf(Locale.ROOT, "Dispatch lag (save → callback) under %d saves/s for %d s, 10 callback clients, 2 dispatchers"
                 + " (idle delay 10 ms): %d saves, %d deliveries; p50 %.1f ms, p99 %.1f ms%n%n", writeRate, seconds, written,
-                sorted.length, sorted[sorted.length / 2] / 1e6, sorted[(int) Math.ceil(sorted.length * 0.99) - 1] / 1e6);
+                p.count(), p.millis(0.5), p.millis(0.99));
     }
 
     // ---- coalescing -----------------------------------------------------------------------

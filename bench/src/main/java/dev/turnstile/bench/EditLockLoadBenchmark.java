@@ -186,9 +186,8 @@ final class EditLockLoadBenchmark implements Callable<Integer> {
                     all[k++] = l[i];
                 }
             }
-            Arrays.sort(all);
-            System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f |%n", name, count / elapsed, all[all.length / 2] / 1e6,
-                    all[(int) Math.ceil(all.length * 0.99) - 1] / 1e6);
+            Percentiles p = new Percentiles(all);
+            System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f | %.2f |%n", name, count / elapsed, p.millis(0.5), p.millis(0.99));
         } finally {
             pool.shutdownNow();
         }

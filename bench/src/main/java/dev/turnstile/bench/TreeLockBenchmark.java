@@ -14,7 +14,6 @@ import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
 import java.util.Random;
@@ -149,10 +148,8 @@ final class TreeLockBenchmark implements Callable<Integer> {
     }
 
     private static void row(String name, long[] nanos) {
-        long[] sorted = nanos.clone();
-        Arrays.sort(sorted);
-        System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %d |%n", name, sorted[sorted.length / 2] / 1e6,
-                sorted[Math.min(sorted.length - 1, (int) Math.ceil(sorted.length * 0.99) - 1)] / 1e6, sorted.length);
+        Percentiles p = new Percentiles(nanos);
+        System.out.printf(Locale.ROOT, "| %s | %.3f | %.3f | %d |%n", name, p.millis(0.5), p.millis(0.99), p.count());
     }
 
     // ---- throughput -----------------------------------------------------------------------
@@ -275,8 +272,8 @@ final class TreeLockBenchmark implements Callable<Integer> {
                 seedOperation[i] = timeSeed(seed, op);
             }
             ourHeld.forEach(TreeLockHandle::unlock);
-            System.out.printf(Locale.ROOT, "| %,d | %,d | %.0f | %.0f | %.0f | %.0f |%n", nodes.size(), toHold.size(), median(ourWorkshop) / 1e3,
-                    median(ourOperation) / 1e3, median(seedWorkshop) / 1e3, median(seedOperation) / 1e3);
+            System.out.printf(Locale.ROOT, "| %,d | %,d | %.0f | %.0f | %.0f | %.0f |%n", nodes.size(), toHold.size(),
+                    micros(ourWorkshop), micros(ourOperation), micros(seedWorkshop), micros(seedOperation));
             try (Connection c = database.connect(); PreparedStatement d = c.prepareStatement("DELETE FROM ts_tree_node WHERE node_path LIKE ?")) {
                 d.setString(1, site + "%");
                 d.executeUpdate();
@@ -340,10 +337,8 @@ final class TreeLockBenchmark implements Callable<Integer> {
         return took;
     }
 
-    private static double median(long[] values) {
-        long[] sorted = values.clone();
-        Arrays.sort(sorted);
-        return sorted[sorted.length / 2];
+    private static double micros(long[] nanos) {
+        return new Percentiles(nanos).millis(0.5) * 1e3;
     }
 
     private static TreePath site(String name) {

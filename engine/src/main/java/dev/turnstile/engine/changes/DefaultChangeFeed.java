@@ -151,22 +151,25 @@ public final class DefaultChangeFeed implements ChangeFeed {
         if (max <= 0) {
             throw EngineRuntimeException.badArgument("poll max", max, "at least 1");
         }
-        client(client);
+        checkName(client);
         List<QueueRecord> rows = database.inTransaction(() -> "polling the queue of " + client, session ->
                 session.createSelectionQuery("from QueueRecord q where q.client = :c order by q.deliveryId", QueueRecord.class)
                         .setParameter("c", client).setMaxResults(max).getResultList());
+        if (rows.isEmpty()) {
+            client(client); // an empty queue, or no such client: only then is it worth a second read
+        }
         return rows.stream().map(r -> new QueuedChange(r.deliveryId, ChangeCodec.decodeChange(r.change))).toList();
     }
 
     @Override
     public void acknowledge(String client, Collection<Long> deliveryIds) {
-        client(client);
-        if (deliveryIds.isEmpty()) {
-            return;
-        }
-        database.inTransaction(() -> "acknowledging deliveries to " + client, session ->
+        checkName(client);
+        int removed = deliveryIds.isEmpty() ? 0 : database.inTransaction(() -> "acknowledging deliveries to " + client, session ->
                 session.createNativeMutationQuery("DELETE FROM ts_feed_queue WHERE client_name = :c AND delivery_id IN (:ids)")
                         .setParameter("c", client).setParameterList("ids", List.copyOf(deliveryIds)).executeUpdate());
+        if (removed == 0) {
+            client(client); // nothing removed: ids already acknowledged, or no such client
+        }
     }
 
     @Override
@@ -183,17 +186,17 @@ public final class DefaultChangeFeed implements ChangeFeed {
 
     private ClientLag lag(ClientRecord r) {
         ChangeFilter f = ChangeCodec.decodeFilter(r.filter);
-        StringBuilder sql = new StringBuilder("SELECT COUNT(*), MIN(changed_at) FROM ts_change"
-                + " WHERE (feed_position > :pos OR feed_position IS NULL)");
+        StringBuilder hql = new StringBuilder("select count(c), min(c.changedAt) from ChangeRecord c"
+                + " where (c.position > :pos or c.position is null)");
         if (!f.classes().isEmpty()) {
-            sql.append(" AND class_name IN (:classes)");
+            hql.append(" and c.className in :classes");
         }
         if (!f.kinds().isEmpty()) {
-            sql.append(" AND change_kind IN (:kinds)");
+            hql.append(" and c.kind in :kinds");
         }
         Instant now = database.now();
         Object[] row = database.inTransaction(() -> "measuring the lag of " + r.name, session -> {
-            var q = session.createNativeQuery(sql.toString(), Object[].class).setParameter("pos", r.position);
+            var q = session.createSelectionQuery(hql.toString(), Object[].class).setParameter("pos", r.position);
             if (!f.classes().isEmpty()) {
                 q.setParameterList("classes", List.copyOf(f.classes()));
             }
@@ -202,29 +205,10 @@ public final class DefaultChangeFeed implements ChangeFeed {
             }
             return q.getSingleResult();
         });
-        long pending = ((Number) row[0]).longValue();
-        Instant oldest = toInstant(row[1]);
+        long pending = (Long) row[0];
+        Instant oldest = (Instant) row[1];
         return new ClientLag(r.name, r.position, pending, oldest == null ? null : Duration.between(oldest, now),
                 r.touchedAt, r.leaseUntil != null && !r.leaseUntil.isBefore(now) ? r.holder : null);
-    }
-
-    private static Instant toInstant(Object value) {
-        if (value == null) {
-            return null;
-        }
-        if (value instanceof Instant i) {
-            return i;
-        }
-        if (value instanceof java.sql.Timestamp t) {
-            return t.toInstant();
-        }
-        if (value instanceof java.time.OffsetDateTime o) {
-            return o.toInstant();
-        }
-        if (value instanceof java.time.LocalDateTime l) {
-            return l.toInstant(java.time.ZoneOffset.UTC);
-        }
-        throw new IllegalStateException("unexpected time type " + value.getClass());
     }
 
     @Override

@@ -1,6 +1,7 @@
 package dev.turnstile.engine.changes;
 
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Sql;
 
 import java.sql.PreparedStatement;
 import java.time.Instant;
@@ -23,21 +24,13 @@ final class Sequencer {
         createRow();
     }
 
-    /** The sequencer row, made by the first engine to open the database; a second one racing it loses harmlessly. */
+    /** The sequencer row, made by the first engine to open the database (others racing it find it made). */
     private void createRow() {
-        try {
-            database.inTransaction(() -> "creating the change sequencer", session -> {
-                if (session.get(SequencerRecord.class, SequencerRecord.ID) == null) {
-                    session.insert(new SequencerRecord(SequencerRecord.ID));
-                }
-                return null;
-            });
-        } catch (RuntimeException e) {
-            if (database.inTransaction(() -> "reading the change sequencer",
-                    session -> session.get(SequencerRecord.class, SequencerRecord.ID)) == null) {
-                throw e;
-            }
-        }
+        database.inTransaction(() -> "creating the change sequencer", session -> {
+            Sql.insertIfAbsent(session, "INSERT INTO ts_change_sequencer (id, last_position, usn) VALUES (?, 0, 0)",
+                    SequencerRecord.ID);
+            return null;
+        });
     }
 
     /** Sequences what is committed and waiting; returns the last position given (the feed's head). */

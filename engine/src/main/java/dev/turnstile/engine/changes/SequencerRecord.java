@@ -23,8 +23,4 @@ public class SequencerRecord {
 
     protected SequencerRecord() {
     }
-
-    SequencerRecord(int id) {
-        this.id = id;
-    }
 }

@@ -16,10 +16,9 @@ import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.SaveResult;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import org.hibernate.StatelessSession;
-import org.hibernate.exception.ConstraintViolationException;
-import org.hibernate.exception.LockAcquisitionException;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Instant;
@@ -34,7 +33,8 @@ import java.util.UUID;
 public final class DefaultEditLocks implements EditLocks {
     public static final List<Class<?>> ENTITIES = List.of(EditLockRecord.class, EditUserRecord.class, EditAuditRecord.class);
     static final String ARTICLE_CLASS = "EditableArticle";
-    private static final int RACE_ATTEMPTS = 5;
+    /** A lost race means another request made progress, so going again is safe; this only bounds a pathological churn. */
+    private static final int RACE_ATTEMPTS = 50;
 
     private final Database database;
     private final ObjectStoreServices objects;
@@ -96,10 +96,10 @@ public final class DefaultEditLocks implements EditLocks {
     public EditLockResult acquire(String user, List<EditResource> resources) {
         checkUser(user);
         List<EditResource> sorted = checkRequest(resources);
-        String what = sorted.toString();
+        List<String> ids = sorted.stream().map(EditResource::resourceId).toList();
         for (int attempt = 1; ; attempt++) {
             try {
-                EditLockResult result = database.inTransaction(() -> user + " locking " + what, session -> {
+                return database.inTransaction(() -> user + " locking " + ids, session -> {
                     Instant now = database.now();
                     takeTurn(session, user);
                     checkLimit(session, user, sorted, now);
@@ -107,16 +107,15 @@ public final class DefaultEditLocks implements EditLocks {
                     for (EditResource r : sorted) {
                         granted.add(acquireOne(session, user, r, now));
                     }
+                    audit(session, now, user, "acquire", ids, "granted", null);
                     return EditLockResult.granted(granted);
                 });
-                sorted.forEach(r -> audit(user, "acquire", r.resourceId(), "granted", null));
-                return result;
             } catch (Refused refused) {
-                sorted.forEach(r -> audit(user, "acquire", r.resourceId(), "refused", refused.result.reason()));
+                auditApart(user, "acquire", ids, "refused", refused.result.reason());
                 return refused.result;
             } catch (LostRace | EngineRuntimeException e) {
-                if (attempt == RACE_ATTEMPTS || (e instanceof EngineRuntimeException ee && !isRace(ee))) {
-                    sorted.forEach(r -> audit(user, "acquire", r.resourceId(), "failed", e.getMessage()));
+                if (attempt == RACE_ATTEMPTS || !(e instanceof LostRace || Sql.isRace(e))) {
+                    auditApart(user, "acquire", ids, "failed", e.getMessage());
                     throw e;
                 }
             }
@@ -211,54 +210,44 @@ public final class DefaultEditLocks implements EditLocks {
 
     /** Serializes one user's acquires on its row, so the per-user limit holds under races. */
     private static void takeTurn(StatelessSession session, String user) {
-        if (session.createNativeMutationQuery("UPDATE ts_edit_user SET usn = usn + 1 WHERE user_id = :u")
-                .setParameter("u", user).executeUpdate() == 0) {
-            session.insert(new EditUserRecord(user)); // a racing first insert fails the attempt, which goes again
+        String update = "UPDATE ts_edit_user SET usn = usn + 1 WHERE user_id = :u";
+        if (session.createNativeMutationQuery(update).setParameter("u", user).executeUpdate() == 0) {
+            Sql.insertIfAbsent(session, "INSERT INTO ts_edit_user (user_id, usn) VALUES (?, 0)", user);
+            session.createNativeMutationQuery(update).setParameter("u", user).executeUpdate();
         }
-    }
-
-    private static boolean isRace(EngineRuntimeException e) {
-        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-            if (t instanceof ConstraintViolationException || t instanceof LockAcquisitionException) {
-                return true;
-            }
-        }
-        return false;
     }
 
     @Override
     public EditLock heartbeat(String user, String lockId) {
-        return renewOrRelease(user, lockId, "heartbeat");
+        return renewOrRelease(user, lockId, false);
     }
 
     @Override
     public void release(String user, String lockId) {
-        renewOrRelease(user, lockId, "release");
+        renewOrRelease(user, lockId, true);
     }
 
-    private EditLock renewOrRelease(String user, String lockId, String operation) {
+    /** Renews the lock (heartBeatTime = now) or releases it (state 0), as its holder; audited with the outcome. */
+    private EditLock renewOrRelease(String user, String lockId, boolean release) {
         checkUser(user);
+        String operation = release ? "release" : "heartbeat";
         try {
-            EditLock lock = database.inTransaction(() -> user + " " + operation + " " + lockId, session -> {
+            return database.inTransaction(() -> user + " " + operation + " " + lockId, session -> {
                 Instant now = database.now();
                 EditLockRecord row = heldBy(session, user, lockId, now);
-                String sql = operation.equals("release")
-                        ? "UPDATE ts_edit_lock SET state = 0, usn = usn + 1 WHERE resource_id = :r AND usn = :usn"
-                        : "UPDATE ts_edit_lock SET heart_beat_time = :now, usn = usn + 1 WHERE resource_id = :r AND usn = :usn";
-                var q = session.createNativeMutationQuery(sql).setParameter("r", row.resourceId).setParameter("usn", row.usn);
-                if (!operation.equals("release")) {
-                    q.setParameter("now", now);
-                }
-                if (q.executeUpdate() == 0) {
+                int rows = session.createNativeMutationQuery("UPDATE ts_edit_lock SET state = :state, heart_beat_time = :hb,"
+                                + " usn = usn + 1 WHERE resource_id = :r AND usn = :usn")
+                        .setParameter("state", release ? 0 : 1).setParameter("hb", release ? row.heartBeatTime : now)
+                        .setParameter("r", row.resourceId).setParameter("usn", row.usn).executeUpdate();
+                if (rows == 0) {
                     throw EngineRuntimeException.leaseLapsed(lockId, user, row.heartBeatTime);
                 }
-                row.heartBeatTime = operation.equals("release") ? row.heartBeatTime : now;
+                row.heartBeatTime = release ? row.heartBeatTime : now;
+                audit(session, now, user, operation, List.of(row.resourceId), "ok", null);
                 return toLock(row, resourceOf(row.resourceId));
             });
-            audit(user, operation, lock.resource().resourceId(), "ok", null);
-            return lock;
         } catch (EngineRuntimeException e) {
-            audit(user, operation, lockId, "refused", e.getMessage());
+            auditApart(user, operation, List.of(lockId), "refused", e.getMessage());
             throw e;
         }
     }
@@ -298,9 +287,9 @@ public final class DefaultEditLocks implements EditLocks {
         EditResource a = article.article();
         Instant now = database.now();
         List<EditLockRecord> rows = database.inTransaction(() -> "reading edit locks of " + a, session ->
-                session.createSelectionQuery("from EditLockRecord l where l.resourceId = :a or l.resourceId like :p escape '!'",
-                                EditLockRecord.class)
-                        .setParameter("a", a.resourceId()).setParameter("p", escapeLike(a.resourceId()) + "#%").getResultList());
+                session.createSelectionQuery("from EditLockRecord l where l.resourceId = :a or l.resourceId like :p escape '"
+                                + Sql.LIKE_ESCAPE + "'", EditLockRecord.class)
+                        .setParameter("a", a.resourceId()).setParameter("p", Sql.likeLiteral(a.resourceId()) + "#%").getResultList());
         EditLock articleLock = null;
         List<EditLock> paragraphs = new ArrayList<>();
         for (EditLockRecord r : rows) {
@@ -341,7 +330,7 @@ public final class DefaultEditLocks implements EditLocks {
         o.getProperties().putValue("ArticleKey", articleId);
         o.getProperties().putValue("Html", Paragraphs.withIds(html == null ? "" : html, config(type).htmlTags()));
         o.save(RefreshMode.REFRESH);
-        audit(user, "create", a.resourceId(), "ok", null);
+        auditApart(user, "create", List.of(a.resourceId()), "ok", null);
         return toArticle(a, o);
     }
 
@@ -369,7 +358,7 @@ public final class DefaultEditLocks implements EditLocks {
             row = database.inTransaction(() -> user + " checking edit lock " + lockId, session ->
                     heldBy(session, user, lockId, database.now()));
         } catch (EngineRuntimeException e) {
-            audit(user, "save", lockId, "refused", e.getMessage());
+            auditApart(user, "save", List.of(lockId), "refused", e.getMessage());
             return SaveResult.refused("your edit lock is no longer valid: " + e.getMessage(), html);
         }
         EditResource resource = resourceOf(row.resourceId);
@@ -383,12 +372,12 @@ public final class DefaultEditLocks implements EditLocks {
                     // Other paragraphs may have changed since the editor loaded the page: merge into the latest.
                     next = Paragraphs.replace(o.getProperties().getStringValue("Html"), resource.paragraphId(), html);
                     if (next == null) {
-                        audit(user, "save", row.resourceId, "refused", "paragraph gone");
+                        auditApart(user, "save", List.of(row.resourceId), "refused", "paragraph gone");
                         return SaveResult.refused("paragraph " + resource.paragraphId() + " is no longer in the article", html);
                     }
                 } else {
                     if (o.getUpdateSequenceNumber() != baseUsn) {
-                        audit(user, "save", row.resourceId, "refused", "stale USN " + baseUsn);
+                        auditApart(user, "save", List.of(row.resourceId), "refused", "stale USN " + baseUsn);
                         return SaveResult.refused("the article was changed since you loaded it (your USN " + baseUsn
                                 + ", now " + o.getUpdateSequenceNumber() + ")", html);
                     }
@@ -396,24 +385,32 @@ public final class DefaultEditLocks implements EditLocks {
                 }
                 o.getProperties().putValue("Html", next);
                 o.save(RefreshMode.REFRESH); // USN-checked against what was just fetched
-                audit(user, "save", row.resourceId, "saved", "usn " + o.getUpdateSequenceNumber());
+                auditApart(user, "save", List.of(row.resourceId), "saved", "usn " + o.getUpdateSequenceNumber());
                 return SaveResult.saved(o.getUpdateSequenceNumber());
             } catch (EngineRuntimeException e) {
                 boolean retry = e.getExceptionCode() == ExceptionCode.E_OBJECT_MODIFIED && attempt < RACE_ATTEMPTS
                         && resource.isParagraph();
                 if (!retry) {
-                    audit(user, "save", row.resourceId, "refused", e.getMessage());
+                    auditApart(user, "save", List.of(row.resourceId), "refused", e.getMessage());
                     return SaveResult.refused(e.getMessage(), html);
                 }
             }
         }
     }
 
-    /** Audit rows are written in their own transaction, so refusals (rolled back) are recorded too. */
-    private void audit(String user, String operation, String resource, String outcome, String detail) {
+    /** Audit rows of an operation, in its own transaction: the row commits with what it records. */
+    private static void audit(StatelessSession session, Instant now, String user, String operation, List<String> resources,
+                              String outcome, String detail) {
+        for (String resource : resources) {
+            session.insert(new EditAuditRecord(now, user, operation, resource, outcome, detail));
+        }
+    }
+
+    /** Audit rows in a transaction of their own: for refusals, whose transaction rolled back, and article writes. */
+    private void auditApart(String user, String operation, List<String> resources, String outcome, String detail) {
         Instant now = database.now();
         database.inTransaction(() -> "auditing " + operation, session -> {
-            session.insert(new EditAuditRecord(now, user, operation, resource, outcome, detail));
+            audit(session, now, user, operation, resources, outcome, detail);
             return null;
         });
     }
@@ -424,11 +421,6 @@ public final class DefaultEditLocks implements EditLocks {
                 session.createSelectionQuery("from EditAuditRecord a where a.resourceId = :r order by a.id", EditAuditRecord.class)
                         .setParameter("r", resourceId).getResultList().stream()
                         .map(a -> a.userId + " " + a.operation + " " + a.outcome).toList());
-    }
-
-    /** An id as a LIKE prefix: '_' (allowed in ids) must not match any character. */
-    private static String escapeLike(String text) {
-        return text.replace("!", "!!").replace("%", "!%").replace("_", "!_");
     }
 
     private static void checkUser(String user) {

@@ -18,8 +18,4 @@ public class EditUserRecord {
 
     protected EditUserRecord() {
     }
-
-    EditUserRecord(String userId) {
-        this.userId = userId;
-    }
 }

@@ -46,10 +46,6 @@ final class DefaultTreeLockHandle implements TreeLockHandle {
         return request.nodes();
     }
 
-    TreeLockRequest request() {
-        return request;
-    }
-
     SortedMap<TreePath, GrayMode> marks() {
         return marks;
     }

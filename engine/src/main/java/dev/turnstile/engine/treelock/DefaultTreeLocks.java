@@ -8,10 +8,9 @@ import dev.turnstile.api.TreeLockRequest;
 import dev.turnstile.api.TreeLocks;
 import dev.turnstile.api.TreePath;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
 import io.github.resilience4j.core.IntervalFunction;
-import org.hibernate.exception.ConstraintViolationException;
-import org.hibernate.exception.LockAcquisitionException;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -113,7 +112,7 @@ public final class DefaultTreeLocks implements TreeLocks {
                         continue;
                     }
                 } catch (EngineRuntimeException e) {
-                    if (!isRace(e)) {
+                    if (!Sql.isRace(e)) {
                         throw e;
                     }
                     // Two first inserts of one node row, or a deadlock victim: nothing was written; go again.
@@ -141,7 +140,7 @@ public final class DefaultTreeLocks implements TreeLocks {
             store.claimHeads(leaseId, request, ticket, database.now().plus(lease));
             return true;
         } catch (EngineRuntimeException e) {
-            if (!isRace(e)) {
+            if (!Sql.isRace(e)) {
                 throw e;
             }
             return false;
@@ -166,15 +165,6 @@ public final class DefaultTreeLocks implements TreeLocks {
     private String ticket(Instant now, String leaseId) {
         long micros = now.getEpochSecond() * 1_000_000 + now.getNano() / 1000;
         return String.format("%016d-%s", lastTicket.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)), leaseId);
-    }
-
-    private static boolean isRace(EngineRuntimeException e) {
-        for (Throwable t = e.getCause(); t != null; t = t.getCause()) {
-            if (t instanceof ConstraintViolationException || t instanceof LockAcquisitionException) {
-                return true;
-            }
-        }
-        return false;
     }
 
     /** For tests: whether a waiter is queued at the head of {@code node}. */

@@ -5,13 +5,11 @@ import dev.turnstile.api.TreeLockMode;
 import dev.turnstile.api.TreeLockRequest;
 import dev.turnstile.api.TreePath;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Sql;
 import org.hibernate.StatelessSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.sql.Savepoint;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -96,26 +94,10 @@ final class TreeLockStore {
                 .setParameter("ticket", ticket).setParameter("now", now).executeUpdate() == 1;
     }
 
-    /**
-     * Inserts a node's row, with nothing held, unless it exists. Two requests may be first to
-     * touch a node at once: the loser's insert is undone to a savepoint (through JDBC, so the
-     * expected duplicate is not logged as an error), and its transaction goes on.
-     */
+    /** A node's row with nothing held, unless it exists (two requests may be first to touch a node). */
     private static void createIfAbsent(StatelessSession session, String path) {
-        session.doWork(connection -> {
-            Savepoint savepoint = connection.setSavepoint();
-            try (PreparedStatement insert = connection.prepareStatement("INSERT INTO ts_tree_node (node_path, usn, is_count,"
-                    + " ix_count, s_count, six_count, x_count) VALUES (?, 0, 0, 0, 0, 0, 0)")) {
-                insert.setString(1, path);
-                insert.executeUpdate();
-                connection.releaseSavepoint(savepoint);
-            } catch (SQLException e) {
-                if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
-                    throw e;
-                }
-                connection.rollback(savepoint);
-            }
-        });
+        Sql.insertIfAbsent(session, "INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)"
+                + " VALUES (?, 0, 0, 0, 0, 0, 0)", path);
     }
 
     /** Releases a lease; false if it was already gone (released, or lapsed and reaped). */
@@ -214,7 +196,7 @@ final class TreeLockStore {
     /** Leases holding nodes at or under {@code subtree}, oldest first. */
     List<TreeLockInfo> status(TreePath subtree) {
         Instant now = database.now();
-        return leases("%" + escapeLike(subtree.toString()) + "%").stream()
+        return leases("%" + Sql.likeLiteral(subtree.toString()) + "%").stream()
                 .filter(held -> held.request.nodes().keySet().stream().anyMatch(p -> p.equals(subtree) || subtree.isAncestorOf(p)))
                 .map(held -> new TreeLockInfo(held.row.leaseId, held.row.owner, held.request.nodes(), held.row.acquiredAt,
                         held.row.expiresAt, held.row.expiresAt.isBefore(now)))
@@ -237,7 +219,8 @@ final class TreeLockStore {
     /** Leases whose node text matches a LIKE pattern, oldest first. */
     private List<Held> leases(String pattern) {
         List<TreeLeaseRecord> rows = database.inTransaction(() -> "reading tree locks", session ->
-                session.createSelectionQuery("from TreeLeaseRecord l where l.nodes like :pattern escape '!'", TreeLeaseRecord.class)
+                session.createSelectionQuery("from TreeLeaseRecord l where l.nodes like :pattern escape '" + Sql.LIKE_ESCAPE + "'",
+                                TreeLeaseRecord.class)
                         .setParameter("pattern", pattern).getResultList());
         return rows.stream().sorted(Comparator.comparing((TreeLeaseRecord r) -> r.acquiredAt).thenComparing(r -> r.leaseId))
                 .map(r -> new Held(r, decode(r.nodes)))
@@ -273,9 +256,5 @@ final class TreeLockStore {
             b.node(TreePath.parse(line.substring(2)), TreeLockMode.parse(line.substring(0, 1)));
         }
         return b.build();
-    }
-
-    private static String escapeLike(String text) {
-        return text.replace("!", "!!").replace("%", "!%").replace("_", "!_");
     }
 }

@@ -38,6 +38,8 @@ public final class TurnstileServer implements AutoCloseable {
     static final String USER = "turnstile.user";
     /** The session cookie the web page logs in with (the user's token; HttpOnly, SameSite=Strict). */
     static final String SESSION_COOKIE = "turnstile_session";
+    /** The article page, read once from the class path. */
+    private static final String PAGE = page();
 
     private final ContentEngine engine;
     private final ServerUsers users;
@@ -50,7 +52,7 @@ public final class TurnstileServer implements AutoCloseable {
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = MAX_BODY_BYTES;
             config.routes.post("/login", this::login);
-            config.routes.get("/edit/{type}/{id}", ctx -> ctx.contentType("text/html; charset=utf-8").result(page()));
+            config.routes.get("/edit/{type}/{id}", ctx -> ctx.contentType("text/html; charset=utf-8").result(PAGE));
             config.routes.before("/api/*", this::authenticate);
             config.routes.post("/api/dispensers/{name}/next", this::next);
             config.routes.get("/api/dispensers/{name}", this::describe);

@@ -1,0 +1,60 @@
+package dev.turnstile.engine.db;
+
+import org.hibernate.StatelessSession;
+import org.hibernate.exception.ConstraintViolationException;
+import org.hibernate.exception.LockAcquisitionException;
+
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Savepoint;
+
+/** SQL idioms the capabilities share, written once. */
+public final class Sql {
+    /** The escape character of {@link #likeLiteral}: write {@code LIKE :p ESCAPE '!'}. */
+    public static final char LIKE_ESCAPE = '!';
+
+    private Sql() {
+    }
+
+    /** {@code text} matched literally inside a LIKE pattern ({@code _} and {@code %} are legal in ids and paths). */
+    public static String likeLiteral(String text) {
+        return text.replace("!", "!!").replace("%", "!%").replace("_", "!_");
+    }
+
+    /**
+     * True if a transaction failed only because a concurrent one won a race the database settled:
+     * a duplicate first insert or a deadlock victim. Nothing was written; the attempt may go again.
+     */
+    public static boolean isRace(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause()) {
+            if (t instanceof ConstraintViolationException || t instanceof LockAcquisitionException) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
+     * Inserts a row unless one with its key exists, inside the caller's transaction. Several
+     * transactions may be first at once: the losers' inserts are undone to a savepoint (through
+     * JDBC, so the expected duplicate is neither logged as an error nor fatal to the transaction
+     * on PostgreSQL) and they go on with the winner's row.
+     */
+    public static void insertIfAbsent(StatelessSession session, String insertSql, Object... parameters) {
+        session.doWork(connection -> {
+            Savepoint savepoint = connection.setSavepoint();
+            try (PreparedStatement insert = connection.prepareStatement(insertSql)) {
+                for (int i = 0; i < parameters.length; i++) {
+                    insert.setObject(i + 1, parameters[i]);
+                }
+                insert.executeUpdate();
+                connection.releaseSavepoint(savepoint);
+            } catch (SQLException e) {
+                if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                    throw e;
+                }
+                connection.rollback(savepoint);
+            }
+        });
+    }
+}
