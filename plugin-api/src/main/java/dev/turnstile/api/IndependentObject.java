@@ -33,12 +33,19 @@ public interface IndependentObject {
 
     /**
      * Reads the filtered properties from the database into this instance. With a non-null local USN
-     * that no longer matches the stored one it fails with {@link ExceptionCode#E_OBJECT_MODIFIED}.
-     * Pending changes are kept.
+     * that no longer matches the stored one it fails with {@link ExceptionCode#E_OBJECT_MODIFIED}
+     * and changes nothing. As in FileNet, a fetch replaces the cached values of the properties it
+     * fetches and drops their pending {@code putValue}s (so a value computed from a lost race is not
+     * saved again after the fetch); pending values of other properties and a pending lock, unlock or
+     * delete are kept, and the USN becomes the stored one.
      */
     void fetchProperties(PropertyFilter filter);
 
-    /** Replaces the instance's state with the stored one, whatever its USN; drops pending changes. */
+    /**
+     * Replaces the instance's state with the stored one, whatever its USN, and drops every pending
+     * change ({@code putValue}, lock, unlock, delete); afterwards only the filtered properties are
+     * visible.
+     */
     void refresh(PropertyFilter filter);
 
     default void refresh() {
@@ -48,7 +55,11 @@ public interface IndependentObject {
     /** Marks the object for deletion at the next save (which is USN-checked like any other). */
     void delete();
 
-    /** Applies the pending changes in one transaction. */
+    /**
+     * Applies the pending changes in one transaction. A refused save (a stale USN, a lock held by
+     * another user, a bad value) writes nothing and keeps the pending changes, so the caller can
+     * fetch, fix and save again or {@link #clearPendingActions() clear} them.
+     */
     void save(RefreshMode refreshMode);
 
     boolean isPendingSave();

@@ -185,6 +185,13 @@ class DefaultIndependentObject implements IndependentObject {
         if (usn != null && usn != state.usn()) {
             throw EngineRuntimeException.objectModified(className, id, usn, state.usn());
         }
+        // FileNet: a fetch replaces the cached values of what it fetches, pending changes included;
+        // keeping them would save a value computed from the state that just lost a race.
+        if (filter.isAll()) {
+            pending.clear();
+        } else {
+            pending.keySet().removeAll(filter.names());
+        }
         loaded(state, filter, true);
     }
 

@@ -11,6 +11,8 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -73,6 +75,42 @@ public abstract class AbstractMultiProcessObjectStoreTest {
     /** The values a child reported as committed. */
     private static List<Integer> committed(ChildJvm child) {
         return child.lines().stream().filter(l -> l.startsWith("OK ")).map(l -> Integer.parseInt(l.substring(3))).toList();
+    }
+
+    /**
+     * The article's listings as it writes them, 2 processes × 8 threads: every number a call
+     * returned is unique, and together they are exactly 1..counter (a call that ran out of the
+     * listing's 10 attempts took no number).
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"LISTING2", "LISTING3", "LISTING3_UNLUCKY"})
+    void articleListingsPortedLineByLine_issueNoDuplicateAndNoGap(String listing) throws Exception {
+        String cls = AbstractObjectStoreContractTest.uniqueName("Wjc");
+        os.defineClass(cls, c -> c.integer32("WjcCounter"));
+        CustomObject counter = os.createCustomObject(cls);
+        counter.getProperties().putValue("WjcCounter", 0);
+        counter.save(RefreshMode.REFRESH);
+        List<ChildJvm> children = new ArrayList<>();
+        try {
+            for (int i = 0; i < 2; i++) {
+                children.add(ChildJvm.start(ArticleListingWorker.class,
+                        args(config(), cls, counter.getId().toString(), listing, "8", "25")));
+            }
+            startTogether(children);
+            List<Integer> numbers = new ArrayList<>();
+            for (ChildJvm child : children) {
+                child.awaitLine("DONE"::equals, RUN);
+                child.lines().stream().filter(l -> l.startsWith("N "))
+                        .forEach(l -> numbers.add(Integer.parseInt(l.substring(2))));
+            }
+            int stored = os.fetchCustomObject(cls, counter.getId(), PropertyFilter.ALL).getProperties()
+                    .getInteger32Value("WjcCounter");
+            assertThat(numbers).as("no duplicate").doesNotHaveDuplicates();
+            assertThat(numbers.stream().sorted().toList()).as("no gap: exactly 1..%d", stored)
+                    .isEqualTo(java.util.stream.IntStream.rangeClosed(1, stored).boxed().toList());
+        } finally {
+            children.forEach(ChildJvm::close);
+        }
     }
 
     @Test

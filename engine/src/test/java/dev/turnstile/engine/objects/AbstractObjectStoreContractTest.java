@@ -206,14 +206,32 @@ public abstract class AbstractObjectStoreContractTest {
     }
 
     @Test
-    void fetchPropertiesKeepsPendingChanges() {
+    void fetchReplacesTheFetchedValues_andDropsTheirPendingChanges_keepingTheOthers() {
         CustomObject created = newCounter(0);
         CustomObject b = fetch(bob, created.getId());
+        created.getProperties().putValue("Counter", 5);
+        created.save(RefreshMode.REFRESH);
+        // b lost the race with a value computed from Counter = 0 (the article's Listing 3).
+        b.getProperties().putValue("Counter", 1);
         b.getProperties().putValue("Note", "mine");
-        b.fetchProperties(PropertyFilter.ALL);
-        assertThat(b.getProperties().getStringValue("Note")).isEqualTo("mine");
+        b.lock(30, "listing");
+        assertThat(failure(() -> b.save(RefreshMode.REFRESH)).getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
+        assertThat(b.isPendingSave()).as("a refused save keeps its pending changes").isTrue();
+
+        b.setUpdateSequenceNumber(null);
+        b.fetchProperties(PropertyFilter.of("Counter"));
+        assertThat(b.getProperties().getInteger32Value("Counter")).as("the fetched value, not the pending one").isEqualTo(5);
+        assertThat(b.getUpdateSequenceNumber()).isEqualTo(1);
         b.save(RefreshMode.REFRESH);
-        assertThat(fetch(alice, created.getId()).getProperties().getStringValue("Note")).isEqualTo("mine");
+        CustomObject stored = fetch(alice, created.getId());
+        assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(5);
+        assertThat(stored.getProperties().getStringValue("Note")).as("an unfetched property's pending value is kept").isEqualTo("mine");
+        assertThat(stored.getLockHolder()).as("a pending lock is kept").isEqualTo("bob");
+
+        b.getProperties().putValue("Note", "dropped");
+        b.fetchProperties(PropertyFilter.ALL);
+        assertThat(b.isPendingSave()).isFalse();
+        assertThat(b.getProperties().getStringValue("Note")).isEqualTo("mine");
     }
 
     @Test
