@@ -70,6 +70,27 @@ class ContentEngineTest {
     }
 
     @Test
+    void databaseOfAnEarlierRelease_with32BitUsns_isWidenedAtOpen() throws Exception {
+        EngineConfig config = EngineConfig.builder().jdbcUrl("jdbc:h2:file:" + dir.resolve("old") + ";AUTO_SERVER=TRUE").build();
+        ContentEngine.open(config).close();
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(config.jdbcUrl(), "sa", "");
+             java.sql.Statement s = c.createStatement()) {
+            s.execute("ALTER TABLE ts_object ALTER COLUMN usn SET DATA TYPE INTEGER"); // as release 0.1 made it
+        }
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            ObjectStore os = engine.session("alice").objectStore();
+            os.defineClass("Old", c -> c.integer32("N"));
+            CustomObject o = os.createCustomObject("Old");
+            o.save(RefreshMode.REFRESH);
+        }
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(config.jdbcUrl(), "sa", "");
+             java.sql.ResultSet rs = c.getMetaData().getColumns(null, null, "TS_OBJECT", "USN")) {
+            assertThat(rs.next()).isTrue();
+            assertThat(rs.getInt("DATA_TYPE")).isEqualTo(java.sql.Types.BIGINT);
+        }
+    }
+
+    @Test
     void badUserAndUnreachableDatabase_areClearErrors() {
         try (ContentEngine engine = ContentEngine.open(TestDatabases.h2("users"))) {
             assertThatThrownBy(() -> engine.session(" "))

@@ -20,7 +20,7 @@ import java.util.UUID;
  * @param properties the changed custom properties (for a creation every value set; for a deletion every value held)
  */
 public record Change(List<Long> changeIds, long position, UUID objectId, String className, String user, Instant time,
-                     ChangeKind kind, Integer usnBefore, Integer usnAfter, Map<String, PropertyChange> properties) {
+                     ChangeKind kind, Long usnBefore, Long usnAfter, Map<String, PropertyChange> properties) {
     public Change {
         changeIds = List.copyOf(changeIds);
         properties = Collections.unmodifiableMap(new TreeMap<>(properties));

@@ -41,5 +41,5 @@ public interface EditLocks {
      * against the USN the editor loaded ({@code baseUsn}); for a paragraph lock that paragraph's
      * inner HTML, merged into the current article. Refusals hand the text back.
      */
-    SaveResult save(String user, String lockId, String html, int baseUsn);
+    SaveResult save(String user, String lockId, String html, long baseUsn);
 }

@@ -13,11 +13,11 @@ public class EngineRuntimeException extends RuntimeException {
 
     private final ExceptionCode code;
     private final UUID objectId;
-    private final Integer requestedUsn;
-    private final Integer databaseUsn;
+    private final Long requestedUsn;
+    private final Long databaseUsn;
 
     protected EngineRuntimeException(ExceptionCode code, String message, UUID objectId,
-                                     Integer requestedUsn, Integer databaseUsn, Throwable cause) {
+                                     Long requestedUsn, Long databaseUsn, Throwable cause) {
         super(code + ": " + message, cause);
         this.code = Objects.requireNonNull(code, "code");
         this.objectId = objectId;
@@ -35,12 +35,12 @@ public class EngineRuntimeException extends RuntimeException {
     }
 
     /** For {@link ExceptionCode#E_OBJECT_MODIFIED}: the USN the caller held. */
-    public Integer getRequestedUsn() {
+    public Long getRequestedUsn() {
         return requestedUsn;
     }
 
     /** For {@link ExceptionCode#E_OBJECT_MODIFIED}: the USN in the database (null if deleted). */
-    public Integer getDatabaseUsn() {
+    public Long getDatabaseUsn() {
         return databaseUsn;
     }
 
@@ -52,8 +52,8 @@ public class EngineRuntimeException extends RuntimeException {
         return new EngineRuntimeException(code, message, null, null, null, cause);
     }
 
-    public static EngineRuntimeException objectModified(String className, UUID id, Integer requestedUsn,
-                                                        Integer databaseUsn) {
+    public static EngineRuntimeException objectModified(String className, UUID id, Long requestedUsn,
+                                                        Long databaseUsn) {
         return new EngineRuntimeException(ExceptionCode.E_OBJECT_MODIFIED,
                 "The object " + className + " {" + id + "} has been modified since it was retrieved;"
                         + " requested USN = " + requestedUsn + ", database USN = " + databaseUsn,

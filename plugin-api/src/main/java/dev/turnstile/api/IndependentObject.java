@@ -17,11 +17,11 @@ public interface IndependentObject {
 
     Properties getProperties();
 
-    /** Null for fetchless instances, or after {@link #setUpdateSequenceNumber(Integer) set to null}. */
-    Integer getUpdateSequenceNumber();
+    /** Null for fetchless instances, or after {@link #setUpdateSequenceNumber(Long) set to null}. */
+    Long getUpdateSequenceNumber();
 
     /** Null turns the next save and fetch into unprotected ones. */
-    void setUpdateSequenceNumber(Integer usn);
+    void setUpdateSequenceNumber(Long usn);
 
     String getCreator();
 

@@ -5,8 +5,8 @@ package dev.turnstile.api;
  * another's, or the article changed since it was loaded — {@link #text()} is the text the editor
  * sent, handed back so nothing typed is lost, with the {@link #reason()}.
  */
-public record SaveResult(boolean saved, Integer usn, String reason, String text) {
-    public static SaveResult saved(int usn) {
+public record SaveResult(boolean saved, Long usn, String reason, String text) {
+    public static SaveResult saved(long usn) {
         return new SaveResult(true, usn, null, null);
     }
 

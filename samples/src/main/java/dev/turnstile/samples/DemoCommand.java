@@ -92,7 +92,7 @@ final class DemoCommand implements Callable<Integer> {
 
     private static String raceOnce(ObjectStore os, String user, UUID id, CyclicBarrier bothFetched) throws Exception {
         CustomObject o = os.fetchCustomObject(CLASS_NAME, id, PropertyFilter.ALL);
-        int usn = o.getUpdateSequenceNumber();
+        long usn = o.getUpdateSequenceNumber();
         o.getProperties().putValue("Counter", o.getProperties().getInteger32Value("Counter") + 1);
         o.getProperties().putValue("Note", user + " won the race");
         bothFetched.await(10, TimeUnit.SECONDS);

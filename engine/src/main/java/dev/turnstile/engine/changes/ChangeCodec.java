@@ -87,8 +87,8 @@ final class ChangeCodec {
         in.get("ids").forEach(id -> ids.add(id.longValue()));
         return new Change(ids, in.get("position").longValue(), UUID.fromString(in.get("object").asText()),
                 in.get("class").asText(), in.get("user").asText(), Instant.parse(in.get("time").asText()),
-                ChangeKind.valueOf(in.get("kind").asText()), in.has("usnBefore") ? in.get("usnBefore").intValue() : null,
-                in.has("usnAfter") ? in.get("usnAfter").intValue() : null, decodeProperties(in.get("properties").toString()));
+                ChangeKind.valueOf(in.get("kind").asText()), in.has("usnBefore") ? in.get("usnBefore").longValue() : null,
+                in.has("usnAfter") ? in.get("usnAfter").longValue() : null, decodeProperties(in.get("properties").toString()));
     }
 
     static String encodeFilter(ChangeFilter f) {

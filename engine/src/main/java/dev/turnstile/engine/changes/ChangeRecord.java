@@ -51,10 +51,10 @@ public class ChangeRecord {
     String kind;
 
     @Column(name = "usn_before")
-    Integer usnBefore;
+    Long usnBefore;
 
     @Column(name = "usn_after")
-    Integer usnAfter;
+    Long usnAfter;
 
     /** {"Prop": {"t": type, "o": old, "n": new}, ...} — see {@link ChangeCodec}. */
     @Column(name = "prop_changes", nullable = false, length = MAX_PROPERTIES_LENGTH)

@@ -48,6 +48,7 @@ public final class Database implements AutoCloseable {
         this.dataSource = openPool(config);
         try {
             this.productName = productName(dataSource);
+            SchemaUpgrade.run(dataSource, productName);
             HibernatePersistenceConfiguration hibernate = new HibernatePersistenceConfiguration("turnstile")
                     .managedClasses(entities)
                     .statementInspector(counter)

@@ -351,7 +351,7 @@ public final class DefaultEditLocks implements EditLocks {
     }
 
     @Override
-    public SaveResult save(String user, String lockId, String html, int baseUsn) {
+    public SaveResult save(String user, String lockId, String html, long baseUsn) {
         checkUser(user);
         EditLockRecord row;
         try {

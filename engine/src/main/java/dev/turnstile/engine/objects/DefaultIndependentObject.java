@@ -26,14 +26,14 @@ class DefaultIndependentObject implements IndependentObject {
     private final DefaultObjectStore store;
     private final UUID id;
     private String className;
-    private Integer usn;
+    private Long usn;
     private String creator;
     private Instant dateCreated;
     private String lastModifier;
     private Instant dateLastModified;
     /** Every stored custom value as of {@code storedUsn}; null when not known (fetchless, NO_REFRESH). */
     private Map<String, Object> stored;
-    private int storedUsn;
+    private long storedUsn;
     /** Properties the caller fetched; null means all. */
     private Set<String> visible;
     private final Map<String, Object> pending = new LinkedHashMap<>();
@@ -149,12 +149,12 @@ class DefaultIndependentObject implements IndependentObject {
     }
 
     @Override
-    public Integer getUpdateSequenceNumber() {
+    public Long getUpdateSequenceNumber() {
         return usn;
     }
 
     @Override
-    public void setUpdateSequenceNumber(Integer usn) {
+    public void setUpdateSequenceNumber(Long usn) {
         this.usn = usn;
     }
 

@@ -187,7 +187,7 @@ final class ObjectPersistence {
         record.lockTimeout = lock.timeoutSeconds();
         session.insert(record);
         tx.written();
-        notify(tx, new ObjectWrite(ChangeKind.CREATE, record.id, record.className, user, now, null, 0, Map.of(), valid));
+        notify(tx, new ObjectWrite(ChangeKind.CREATE, record.id, record.className, user, now, null, 0L, Map.of(), valid));
         return new ObjectState(record.id, record.className, 0, user, now, user, now, valid, lock);
     }
 
@@ -295,7 +295,7 @@ final class ObjectPersistence {
     /** Reads the row FOR UPDATE and applies the instance's USN check to it. */
     private ObjectState lockedRead(StatelessSession session, DefaultIndependentObject o) {
         ObjectRecord record = lockedRecord(session, o.getClassName(), o.getId());
-        Integer usn = o.getUpdateSequenceNumber();
+        Long usn = o.getUpdateSequenceNumber();
         if (usn != null && usn != record.usn) {
             throw EngineRuntimeException.objectModified(o.getClassName(), o.getId(), usn, record.usn);
         }
@@ -312,8 +312,8 @@ final class ObjectPersistence {
     }
 
     /** Why a guarded statement touched no row: the object is gone, or its USN moved on. */
-    private static EngineRuntimeException lostRace(StatelessSession session, String className, UUID id, int usn) {
-        Integer stored = session.createSelectionQuery("select o.usn from ObjectRecord o where o.id = :id", Integer.class)
+    private static EngineRuntimeException lostRace(StatelessSession session, String className, UUID id, long usn) {
+        Long stored = session.createSelectionQuery("select o.usn from ObjectRecord o where o.id = :id", Long.class)
                 .setParameter("id", id)
                 .uniqueResult();
         return stored == null

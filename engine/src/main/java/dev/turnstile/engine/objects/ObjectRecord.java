@@ -27,7 +27,7 @@ public class ObjectRecord {
     String className;
 
     @Column(name = "usn", nullable = false)
-    int usn;
+    long usn;
 
     @Column(name = "creator", nullable = false, length = 128)
     String creator;

@@ -14,8 +14,8 @@ import java.util.UUID;
  * @param usnBefore null for a creation
  * @param usnAfter  null for a deletion
  */
-public record ObjectWrite(ChangeKind kind, UUID id, String className, String user, Instant time, Integer usnBefore,
-                          Integer usnAfter, Map<String, Object> before, Map<String, Object> after) {
+public record ObjectWrite(ChangeKind kind, UUID id, String className, String user, Instant time, Long usnBefore,
+                          Long usnAfter, Map<String, Object> before, Map<String, Object> after) {
 
     /** The kind of an update: a change of values first, then the save's lock action. */
     static ChangeKind kindOfUpdate(Map<String, Object> before, Map<String, Object> after, LockRules.Pending lockAction) {

@@ -137,8 +137,8 @@ public abstract class AbstractChangeFeedContractTest {
         List<Change> got = drain(c);
         assertThat(got).extracting(Change::kind).containsExactly(ChangeKind.CREATE, ChangeKind.UPDATE, ChangeKind.LOCK,
                 ChangeKind.UNLOCK, ChangeKind.DELETE);
-        assertThat(got).extracting(Change::usnBefore).containsExactly(null, 0, 1, 2, 3);
-        assertThat(got).extracting(Change::usnAfter).containsExactly(0, 1, 2, 3, null);
+        assertThat(got).extracting(Change::usnBefore).containsExactly(null, 0L, 1L, 2L, 3L);
+        assertThat(got).extracting(Change::usnAfter).containsExactly(0L, 1L, 2L, 3L, null);
         assertThat(got).allSatisfy(ch -> {
             assertThat(ch.objectId()).isEqualTo(o.getId());
             assertThat(ch.className()).isEqualTo(cls);
@@ -243,7 +243,7 @@ public abstract class AbstractChangeFeedContractTest {
         Change run = got.get(0);
         assertThat(run.properties()).containsExactly(Map.entry("Title", new PropertyChange("a0", "a3")));
         assertThat(run.usnBefore()).isZero();
-        assertThat(run.usnAfter()).isEqualTo(3);
+        assertThat(run.usnAfter()).isEqualTo(3L);
         assertThat(run.isCoalesced()).isTrue();
         assertThat(got.get(3).objectId()).isEqualTo(b.getId());
     }

@@ -102,7 +102,7 @@ public abstract class AbstractLockContractTest {
         assertThat(seen.isLocked()).isTrue();
         assertThat(seen.getLockHolder()).isEqualTo("alice");
         assertThat(seen.getLockToken()).isEqualTo(o.getLockToken());
-        assertThat(seen.getUpdateSequenceNumber()).as("a lock is a save: the USN moves").isEqualTo(1);
+        assertThat(seen.getUpdateSequenceNumber()).as("a lock is a save: the USN moves").isEqualTo(1L);
     }
 
     @Test
@@ -293,7 +293,7 @@ public abstract class AbstractLockContractTest {
                 assertThat(outcomes).as("round " + round).containsOnlyOnce("won");
                 CustomObject stored = fetch(alice, id);
                 assertThat(stored.isLocked()).isTrue();
-                assertThat(stored.getUpdateSequenceNumber()).isEqualTo(1);
+                assertThat(stored.getUpdateSequenceNumber()).isEqualTo(1L);
             }
         } finally {
             pool.shutdownNow();

@@ -98,7 +98,7 @@ public abstract class AbstractMultiProcessLockTest {
         }
         assertThat(lines.stream().map(l -> l.substring(l.indexOf(' ') + 1)).distinct()).hasSize(3);
         assertThat(os.fetchCustomObject(cls, id, PropertyFilter.ALL).getUpdateSequenceNumber())
-                .as("every lock and unlock is one save").isEqualTo(3 * rounds * 2);
+                .as("every lock and unlock is one save").isEqualTo((long) (3 * rounds * 2));
     }
 
     @Test

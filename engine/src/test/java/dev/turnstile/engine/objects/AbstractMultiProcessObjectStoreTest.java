@@ -135,7 +135,7 @@ public abstract class AbstractMultiProcessObjectStoreTest {
             CustomObject end = os.fetchCustomObject(cls, id, PropertyFilter.ALL);
             assertThat(all).hasSize(3 * perProcess);
             assertThat(end.getProperties().getInteger32Value("Counter")).isEqualTo(3 * perProcess);
-            assertThat(end.getUpdateSequenceNumber()).isEqualTo(3 * perProcess);
+            assertThat(end.getUpdateSequenceNumber()).isEqualTo((long) (3 * perProcess));
         } finally {
             for (ChildJvm child : children) {
                 child.close();
@@ -171,12 +171,12 @@ public abstract class AbstractMultiProcessObjectStoreTest {
             int value = end.getProperties().getInteger32Value("Counter");
             // The victim may have committed one save it had no time to report.
             assertThat(value).isBetween(reported.size(), reported.size() + 1);
-            assertThat(end.getUpdateSequenceNumber()).isEqualTo(value);
+            assertThat(end.getUpdateSequenceNumber()).isEqualTo((long) value);
             assertThat(distinct).allMatch(v -> v >= 1 && v <= value);
 
             end.getProperties().putValue("Counter", value + 1);
             end.save(RefreshMode.REFRESH);
-            assertThat(end.getUpdateSequenceNumber()).isEqualTo(value + 1);
+            assertThat(end.getUpdateSequenceNumber()).isEqualTo((long) (value + 1));
         } finally {
             for (ChildJvm child : children) {
                 child.close();

@@ -103,12 +103,41 @@ public abstract class AbstractObjectStoreContractTest {
         assertThat(e.getMessage()).isEqualTo("E_OBJECT_MODIFIED: The object " + counterClass + " {" + created.getId()
                 + "} has been modified since it was retrieved; requested USN = 0, database USN = 1");
         assertThat(e.getRequestedUsn()).isZero();
-        assertThat(e.getDatabaseUsn()).isEqualTo(1);
+        assertThat(e.getDatabaseUsn()).isEqualTo(1L);
         CustomObject stored = fetch(bob, created.getId());
         assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(1);
-        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(1);
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(1L);
         assertThat(stored.getLastModifier()).isEqualTo("alice");
         assertThat(stored.getCreator()).isEqualTo("alice");
+    }
+
+    @Test
+    void usnPast32Bits_keepsIncreasing_andMessagesShowItWhole() throws Exception {
+        CustomObject o = newCounter(0);
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(),
+                config().password());
+             java.sql.PreparedStatement s = c.prepareStatement("UPDATE ts_object SET usn = ? WHERE id = ?")) {
+            s.setLong(1, Integer.MAX_VALUE);
+            s.setObject(2, o.getId());
+            assertThat(s.executeUpdate()).isEqualTo(1);
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+        }
+        CustomObject b = fetch(bob, o.getId());
+        assertThat(b.getUpdateSequenceNumber()).isEqualTo(2147483647L);
+        b.getProperties().putValue("Counter", 1);
+        b.save(RefreshMode.REFRESH);
+        assertThat(b.getUpdateSequenceNumber()).isEqualTo(2147483648L);
+
+        CustomObject stale = fetch(alice, o.getId());
+        b.getProperties().putValue("Counter", 2);
+        b.save(RefreshMode.REFRESH);
+        stale.getProperties().putValue("Counter", 3);
+        EngineRuntimeException e = failure(() -> stale.save(RefreshMode.REFRESH));
+        assertThat(e.getRequestedUsn()).isEqualTo(2147483648L);
+        assertThat(e.getDatabaseUsn()).isEqualTo(2147483649L);
+        assertThat(e.getMessage()).contains("requested USN = 2147483648, database USN = 2147483649");
     }
 
     @Test
@@ -118,10 +147,10 @@ public abstract class AbstractObjectStoreContractTest {
         for (int i = 1; i <= 3; i++) {
             o.getProperties().putValue("Counter", i);
             o.save(RefreshMode.REFRESH);
-            assertThat(o.getUpdateSequenceNumber()).isEqualTo(i);
+            assertThat(o.getUpdateSequenceNumber()).isEqualTo((long) i);
         }
         CustomObject stored = fetch(bob, o.getId());
-        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(3);
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(3L);
         assertThat(stored.getDateLastModified()).as("what REFRESH brought back is what was stored")
                 .isEqualTo(o.getDateLastModified()).isAfterOrEqualTo(stored.getDateCreated());
         assertThat(stored.getDateCreated()).isEqualTo(o.getDateCreated());
@@ -139,7 +168,7 @@ public abstract class AbstractObjectStoreContractTest {
         b.getProperties().putValue("Counter", 2);
         b.save(RefreshMode.REFRESH);
 
-        assertThat(b.getUpdateSequenceNumber()).isEqualTo(2);
+        assertThat(b.getUpdateSequenceNumber()).isEqualTo(2L);
         CustomObject stored = fetch(alice, created.getId());
         assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(2);
         assertThat(stored.getLastModifier()).isEqualTo("bob");
@@ -156,8 +185,8 @@ public abstract class AbstractObjectStoreContractTest {
         CustomObject stored = fetch(alice, created.getId());
         assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(5);
         assertThat(stored.getProperties().getStringValue("Note")).isEqualTo("fetchless");
-        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(1);
-        assertThat(ref.getUpdateSequenceNumber()).isEqualTo(1);
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(1L);
+        assertThat(ref.getUpdateSequenceNumber()).isEqualTo(1L);
     }
 
     @Test
@@ -178,12 +207,12 @@ public abstract class AbstractObjectStoreContractTest {
         created.getProperties().putValue("Counter", 1);
         created.save(RefreshMode.REFRESH);
         CustomObject ref = bob.getCustomObject(counterClass, created.getId());
-        ref.setUpdateSequenceNumber(0);
+        ref.setUpdateSequenceNumber(0L);
         ref.getProperties().putValue("Counter", 9);
 
         assertThat(failure(() -> ref.save(RefreshMode.REFRESH)).getExceptionCode())
                 .isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
-        ref.setUpdateSequenceNumber(1);
+        ref.setUpdateSequenceNumber(1L);
         ref.save(RefreshMode.REFRESH);
         assertThat(fetch(alice, created.getId()).getProperties().getInteger32Value("Counter")).isEqualTo(9);
     }
@@ -202,7 +231,7 @@ public abstract class AbstractObjectStoreContractTest {
         b.setUpdateSequenceNumber(null);
         b.fetchProperties(PropertyFilter.of("Counter"));
         assertThat(b.getProperties().getInteger32Value("Counter")).isEqualTo(7);
-        assertThat(b.getUpdateSequenceNumber()).isEqualTo(1);
+        assertThat(b.getUpdateSequenceNumber()).isEqualTo(1L);
     }
 
     @Test
@@ -221,7 +250,7 @@ public abstract class AbstractObjectStoreContractTest {
         b.setUpdateSequenceNumber(null);
         b.fetchProperties(PropertyFilter.of("Counter"));
         assertThat(b.getProperties().getInteger32Value("Counter")).as("the fetched value, not the pending one").isEqualTo(5);
-        assertThat(b.getUpdateSequenceNumber()).isEqualTo(1);
+        assertThat(b.getUpdateSequenceNumber()).isEqualTo(1L);
         b.save(RefreshMode.REFRESH);
         CustomObject stored = fetch(alice, created.getId());
         assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(5);
@@ -245,7 +274,7 @@ public abstract class AbstractObjectStoreContractTest {
         assertThat(b.isPendingSave()).isFalse();
         assertThat(b.getProperties().getInteger32Value("Counter")).isEqualTo(3);
         assertThat(b.getProperties().getStringValue("Note")).isEqualTo("start");
-        assertThat(b.getUpdateSequenceNumber()).isEqualTo(1);
+        assertThat(b.getUpdateSequenceNumber()).isEqualTo(1L);
     }
 
     @Test
@@ -365,7 +394,7 @@ public abstract class AbstractObjectStoreContractTest {
         assertThat(used.transactions()).isEqualTo(1);
         assertThat(used.selects()).isZero();
         assertThat(batch.hasPendingExecute()).isFalse();
-        assertThat(o1.getUpdateSequenceNumber()).isEqualTo(1);
+        assertThat(o1.getUpdateSequenceNumber()).isEqualTo(1L);
         assertThat(fetch(bob, fresh.getId()).getProperties().getInteger32Value("Counter")).isEqualTo(9);
         assertThat(failure(() -> fetch(bob, o2.getId())).getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
     }
@@ -478,7 +507,7 @@ public abstract class AbstractObjectStoreContractTest {
         assertThat(engine.statistics().since(before))
                 .as("an unprotected fetchless save reads the row for update, then updates")
                 .isEqualTo(new EngineStatistics(1, 2, 1, 0, 1, 0));
-        assertThat(ref.getUpdateSequenceNumber()).isEqualTo(3);
+        assertThat(ref.getUpdateSequenceNumber()).isEqualTo(3L);
     }
 
     // --- types and classes ---
@@ -508,7 +537,7 @@ public abstract class AbstractObjectStoreContractTest {
         assertThat(f.getProperties().getDateTimeValue("D")).isEqualTo(when);
         assertThat(f.getProperties().getIdValue("U")).isEqualTo(ref);
         assertThat(f.getProperties().getObjectValue("Id")).isEqualTo(o.getId());
-        assertThat(f.getProperties().getObjectValue("UpdateSequenceNumber")).isEqualTo(0);
+        assertThat(f.getProperties().getObjectValue("UpdateSequenceNumber")).isEqualTo(0L);
         assertThat(f.getDateCreated()).isNotNull().isEqualTo(f.getDateLastModified());
     }
 
@@ -705,7 +734,7 @@ public abstract class AbstractObjectStoreContractTest {
             CustomObject end = fetch(alice, id);
             assertThat(successes).isEqualTo(threads * incrementsEach);
             assertThat(end.getProperties().getInteger32Value("Counter")).isEqualTo(successes);
-            assertThat(end.getUpdateSequenceNumber()).isEqualTo(successes);
+            assertThat(end.getUpdateSequenceNumber()).isEqualTo((long) successes);
             System.out.printf("%s: %d increments, %d conflicts%n", getClass().getSimpleName(), successes, conflicts);
         } finally {
             pool.shutdownNow();

@@ -33,7 +33,7 @@ class RetryPolicyTest {
     }
 
     private static EngineRuntimeException modified() {
-        return EngineRuntimeException.objectModified("C", null, 0, 1);
+        return EngineRuntimeException.objectModified("C", null, 0L, 1L);
     }
 
     @Test
@@ -66,13 +66,13 @@ class RetryPolicyTest {
         RetryPolicy p = policy(fast().maxAttempts(4).build());
         AtomicInteger calls = new AtomicInteger();
         assertThatThrownBy(() -> p.run(() -> {
-            throw EngineRuntimeException.objectModified("C", null, calls.incrementAndGet(), 99);
+            throw EngineRuntimeException.objectModified("C", null, (long) calls.incrementAndGet(), 99L);
         })).isInstanceOfSatisfying(RetryExhaustedException.class, e -> {
             assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_RETRY_EXHAUSTED);
             assertThat(e.getAttempts()).isEqualTo(4);
             assertThat(e.getPolicy()).isEqualTo("p");
             assertThat(e.getElapsed()).isGreaterThanOrEqualTo(Duration.ZERO);
-            assertThat(((EngineRuntimeException) e.getCause()).getRequestedUsn()).isEqualTo(4);
+            assertThat(((EngineRuntimeException) e.getCause()).getRequestedUsn()).isEqualTo(4L);
             assertThat(e.getMessage()).startsWith("E_RETRY_EXHAUSTED: Retry policy p gave up after 4 attempts in ")
                     .contains("maxAttempts 4 reached").endsWith("requested USN = 4, database USN = 99");
         });

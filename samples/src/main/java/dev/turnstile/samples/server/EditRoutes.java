@@ -121,10 +121,10 @@ final class EditRoutes {
 
     void save(Context ctx) {
         JsonNode body = body(ctx);
-        if (!body.path("html").isTextual() || !body.path("baseUsn").isInt()) {
+        if (!body.path("html").isTextual() || !body.path("baseUsn").canConvertToLong()) {
             throw new TurnstileServer.BadRequest("the body must be {\"html\": text, \"baseUsn\": number}");
         }
-        SaveResult r = locks.save(user(ctx), ctx.pathParam("lockId"), body.get("html").asText(), body.get("baseUsn").intValue());
+        SaveResult r = locks.save(user(ctx), ctx.pathParam("lockId"), body.get("html").asText(), body.get("baseUsn").longValue());
         if (r.saved()) {
             TurnstileServer.json(ctx, HttpStatus.OK, Map.of("saved", true, "usn", r.usn()));
             return;

@@ -1,0 +1,67 @@
+package dev.turnstile.engine.db;
+
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.sql.Types;
+import java.util.Locale;
+
+/**
+ * Brings a database made by an earlier release up to this one's schema where Hibernate's schema
+ * update cannot (it adds, never alters): update sequence numbers were 32-bit integers, which a
+ * dispenser saving 1,000 times a second wraps in 25 days. Each step checks before it changes, so
+ * it runs on every open and several processes may run it at once.
+ */
+final class SchemaUpgrade {
+    private SchemaUpgrade() {
+    }
+
+    static void run(DataSource dataSource, String productName) {
+        try (Connection c = dataSource.getConnection()) {
+            widenToBigint(c, productName, "ts_object", "usn", false);
+            widenToBigint(c, productName, "ts_change", "usn_before", true);
+            widenToBigint(c, productName, "ts_change", "usn_after", true);
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+        } catch (SQLException e) {
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                    "Cannot upgrade the Turnstile schema: " + e.getMessage(), e);
+        }
+    }
+
+    private static void widenToBigint(Connection c, String productName, String table, String column, boolean nullable)
+            throws SQLException {
+        if (!isInteger(c, table, column)) {
+            return;
+        }
+        String p = productName.toLowerCase(Locale.ROOT);
+        String sql = p.contains("postgres") ? "ALTER TABLE " + table + " ALTER COLUMN " + column + " TYPE BIGINT"
+                : p.contains("mariadb") || p.contains("mysql")
+                ? "ALTER TABLE " + table + " MODIFY " + column + " BIGINT" + (nullable ? " NULL" : " NOT NULL")
+                : "ALTER TABLE " + table + " ALTER COLUMN " + column + " SET DATA TYPE BIGINT";
+        try (Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
+    private static boolean isInteger(Connection c, String table, String column) throws SQLException {
+        DatabaseMetaData meta = c.getMetaData();
+        String t = meta.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table;
+        String col = meta.storesUpperCaseIdentifiers() ? column.toUpperCase(Locale.ROOT) : column;
+        try (ResultSet rs = meta.getColumns(c.getCatalog(), c.getSchema(), t, col)) {
+            while (rs.next()) {
+                if (rs.getInt("DATA_TYPE") == Types.INTEGER) {
+                    return true;
+                }
+            }
+        }
+        return false;
+    }
+}
