@@ -121,7 +121,7 @@ final class EditRoutes {
 
     void save(Context ctx) {
         JsonNode body = body(ctx);
-        if (!body.path("html").isTextual() || !body.path("baseUsn").canConvertToLong()) {
+        if (!body.path("html").isTextual() || !body.path("baseUsn").isIntegralNumber() || !body.path("baseUsn").canConvertToLong()) {
             throw new TurnstileServer.BadRequest("the body must be {\"html\": text, \"baseUsn\": number}");
         }
         SaveResult r = locks.save(user(ctx), ctx.pathParam("lockId"), body.get("html").asText(), body.get("baseUsn").longValue());
