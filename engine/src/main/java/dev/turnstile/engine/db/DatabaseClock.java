@@ -13,13 +13,18 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneId;
 import java.time.ZoneOffset;
+import java.util.Locale;
+import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.BooleanSupplier;
+import java.util.function.LongSupplier;
 
 /**
- * The database server's clock, read through an offset to the local clock that is re-measured every
- * {@link #RESYNC_INTERVAL}. Every node sharing a database stamps dates and decides expiry by the
- * same clock (to within a round trip), so clock skew between application nodes cannot make one
- * node think a lease expired while another thinks it is held.
+ * The database server's clock, carried between readings by this process's monotonic clock
+ * ({@link System#nanoTime}), never by its wall clock: the database time read at the last
+ * {@link #RESYNC_INTERVAL resync} plus the monotonic time elapsed since. A wall clock that NTP
+ * steps, or that is set minutes or days wrong, changes nothing here, so every node sharing a
+ * database stamps dates and decides expiry by the database's clock (to within half a round trip
+ * and the monotonic clock's drift over one interval). Readings never go backwards within a process.
  */
 final class DatabaseClock extends Clock {
     static final Duration RESYNC_INTERVAL = Duration.ofSeconds(30);
@@ -27,26 +32,37 @@ final class DatabaseClock extends Clock {
     private final DataSource dataSource;
     private final BooleanSupplier mayResync;
     private final Duration resyncInterval;
+    private final LongSupplier nanoTicker;
     private final String nowQuery;
-    private final Clock local = Clock.systemUTC();
-    private volatile long offsetNanos;
-    private volatile long syncedAtNanos;
+    /** Database time at the last reading, in microseconds since the epoch, and the tick it was read at. */
+    private volatile Anchor anchor;
+    /** The latest reading handed out (µs): readings never go backwards, even across a resync. */
+    private final AtomicLong lastMicros = new AtomicLong(Long.MIN_VALUE);
+
+    private record Anchor(long dbMicros, long atNanos) {
+    }
 
     /**
      * {@code mayResync} says whether the calling thread may borrow a connection now: a thread that
      * already holds one (inside a transaction) must not, or a full pool would wait on itself. It
-     * then reads the clock through the last offset, which is at most one interval old.
+     * then carries the last reading forward, which is at most one interval old.
      */
-    DatabaseClock(DataSource dataSource, String productName, BooleanSupplier mayResync, Duration resyncInterval) {
+    DatabaseClock(DataSource dataSource, String productName, BooleanSupplier mayResync, Duration resyncInterval,
+                  LongSupplier nanoTicker) {
         this.dataSource = dataSource;
         this.mayResync = mayResync;
         this.resyncInterval = resyncInterval;
+        this.nanoTicker = nanoTicker;
         this.nowQuery = nowQuery(productName);
         resync();
     }
 
+    DatabaseClock(DataSource dataSource, String productName, BooleanSupplier mayResync, Duration resyncInterval) {
+        this(dataSource, productName, mayResync, resyncInterval, System::nanoTime);
+    }
+
     private static String nowQuery(String productName) {
-        String p = productName.toLowerCase(java.util.Locale.ROOT);
+        String p = productName.toLowerCase(Locale.ROOT);
         if (p.contains("postgres")) {
             return "SELECT CAST(clock_timestamp() AT TIME ZONE 'UTC' AS TIMESTAMP)";
         }
@@ -58,16 +74,13 @@ final class DatabaseClock extends Clock {
 
     private void resync() {
         try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
-            long before = System.nanoTime();
-            Instant localBefore = local.instant();
+            long before = nanoTicker.getAsLong();
             try (ResultSet rs = s.executeQuery(nowQuery)) {
                 rs.next();
                 // The query returns the UTC wall time as a zone-less timestamp; read it as UTC.
                 Instant dbNow = rs.getTimestamp(1).toLocalDateTime().toInstant(ZoneOffset.UTC);
-                long roundTrip = System.nanoTime() - before;
-                Instant localMid = localBefore.plusNanos(roundTrip / 2);
-                offsetNanos = Duration.between(localMid, dbNow).toNanos();
-                syncedAtNanos = System.nanoTime();
+                long after = nanoTicker.getAsLong();
+                anchor = new Anchor(micros(dbNow), before + (after - before) / 2);
             }
             if (!c.getAutoCommit()) {
                 c.rollback();
@@ -78,21 +91,24 @@ final class DatabaseClock extends Clock {
         }
     }
 
-    /** How far the database clock is ahead of this machine's, as last measured. */
-    Duration offset() {
-        return Duration.ofNanos(offsetNanos);
+    private static long micros(Instant t) {
+        return Math.addExact(Math.multiplyExact(t.getEpochSecond(), 1_000_000L), t.getNano() / 1_000);
     }
 
     @Override
     public Instant instant() {
-        if (System.nanoTime() - syncedAtNanos > resyncInterval.toNanos() && mayResync.getAsBoolean()) {
+        Anchor a = anchor;
+        if (nanoTicker.getAsLong() - a.atNanos() > resyncInterval.toNanos() && mayResync.getAsBoolean()) {
             synchronized (this) {
-                if (System.nanoTime() - syncedAtNanos > resyncInterval.toNanos()) {
+                if (anchor == a) {
                     resync();
                 }
             }
+            a = anchor;
         }
-        return local.instant().plusNanos(offsetNanos);
+        long reading = a.dbMicros() + (nanoTicker.getAsLong() - a.atNanos()) / 1_000;
+        long micros = lastMicros.accumulateAndGet(reading, Math::max);
+        return Instant.ofEpochSecond(Math.floorDiv(micros, 1_000_000L), Math.floorMod(micros, 1_000_000L) * 1_000);
     }
 
     @Override
@@ -107,6 +123,6 @@ final class DatabaseClock extends Clock {
 
     @Override
     public String toString() {
-        return "DatabaseClock[offset=" + offset() + "]";
+        return "DatabaseClock[read " + Duration.ofNanos(nanoTicker.getAsLong() - anchor.atNanos()) + " ago]";
     }
 }

@@ -80,10 +80,9 @@ final class ObjectPersistence {
                 throw EngineRuntimeException.badArgument("batch", o.toString(), "the same object appears twice");
             }
         }
-        Instant now = database.now();
         Supplier<String> what = () -> ordered.size() == 1 ? "saving " + ordered.get(0) : "saving a batch of " + ordered.size();
         List<ObjectState> states = database.inTransaction(what, session -> {
-            Transaction tx = new Transaction(session, actor, now);
+            Transaction tx = new Transaction(session, actor);
             List<ObjectState> written = new ArrayList<>();
             for (DefaultIndependentObject o : ordered) {
                 written.add(write(tx, o));
@@ -100,33 +99,52 @@ final class ObjectPersistence {
      * with the same locked-update primitive saves use.
      */
     <T> T inTransaction(Supplier<String> what, LockRules.Actor actor, Function<ObjectTransaction, T> work) {
-        Instant now = database.now(); // before taking a connection: reading the clock may need one
-        return database.inTransaction(what, session -> work.apply(new Transaction(session, actor, now)));
+        return database.inTransaction(what, session -> work.apply(new Transaction(session, actor)));
     }
 
     private ObjectState write(Transaction tx, DefaultIndependentObject o) {
         if (o.isPendingDelete()) {
-            return delete(tx.session, o, tx.actor, tx.now, tx);
+            return delete(tx, o);
         }
         if (o.isNew()) {
-            return insert(tx.session, o, tx.actor, tx.now, tx);
+            tx.advance(null);
+            return insert(tx, o);
         }
         ObjectState current = knownOrLockedRead(tx.session, o);
+        tx.advance(current.dateLastModified());
         return writeUpdate(tx, current, o.getClassName(), o.getId(), values -> values.putAll(o.pendingValues()),
                 o.pendingLock());
     }
 
-    /** One transaction's context: the session, who works, and the time stamped on every row. */
+    /**
+     * One transaction's context: the session, who works, and the time that decides lock expiry and
+     * is stamped on the row being written. That time is read inside the transaction once the row's
+     * state is settled (locked, or known and guarded by its USN), never before a wait for a row
+     * lock, and never earlier than the row's DateLastModified: dates never go backwards per object,
+     * so a stamp cannot shorten another user's cooperative lock.
+     */
     private final class Transaction implements ObjectTransaction {
         private final StatelessSession session;
         private final LockRules.Actor actor;
-        private final Instant now;
+        private Instant now;
         private final List<Runnable> afterWrite = new ArrayList<>();
 
-        Transaction(StatelessSession session, LockRules.Actor actor, Instant now) {
+        Transaction(StatelessSession session, LockRules.Actor actor) {
             this.session = session;
             this.actor = actor;
-            this.now = now;
+            this.now = database.now();
+        }
+
+        /** Moves the transaction's time to the database clock now, and past {@code storedDateLastModified}. */
+        void advance(Instant storedDateLastModified) {
+            Instant t = database.now();
+            if (t.isBefore(now)) {
+                t = now;
+            }
+            if (storedDateLastModified != null && t.isBefore(storedDateLastModified)) {
+                t = storedDateLastModified;
+            }
+            now = t;
         }
 
         @Override
@@ -159,12 +177,15 @@ final class ObjectPersistence {
         @Override
         public Map<String, Object> updateLocked(String className, UUID id, Consumer<Map<String, Object>> change) {
             ObjectRecord record = lockedRecord(session, className, id);
+            advance(record.dateLastModified);
             return writeUpdate(this, toState(session, record), record.className, id, change, LockRules.Pending.NONE).values();
         }
     }
 
-    private ObjectState insert(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now,
-                               Transaction tx) {
+    private ObjectState insert(Transaction tx, DefaultIndependentObject o) {
+        StatelessSession session = tx.session;
+        LockRules.Actor actor = tx.actor;
+        Instant now = tx.now;
         String user = actor.user();
         DefaultClassDefinition definition = classes.get(session, o.getClassName());
         Map<String, Object> values = new LinkedHashMap<>(o.pendingValues());
@@ -246,11 +267,14 @@ final class ObjectPersistence {
         return lockedRead(session, o);
     }
 
-    private ObjectState delete(StatelessSession session, DefaultIndependentObject o, LockRules.Actor actor, Instant now,
-                               Transaction tx) {
+    private ObjectState delete(Transaction tx, DefaultIndependentObject o) {
+        StatelessSession session = tx.session;
+        LockRules.Actor actor = tx.actor;
         // A fetchless or USN-less delete reads the row first: that checks the class, so a
         // reference of the wrong class cannot delete another object.
         ObjectState current = knownOrLockedRead(session, o);
+        tx.advance(current.dateLastModified());
+        Instant now = tx.now;
         DefaultClassDefinition definition = classes.get(session, o.getClassName());
         LockRules.checkDelete(o.getClassName(), o.getId(), definition.isLockEnforced(), current.lock(),
                 current.dateLastModified(), actor, now);

@@ -9,6 +9,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,5 +42,29 @@ class DatabaseClockTest {
         inTransaction.set(false);
         clock.instant();
         assertThat(borrowed).as("outside a transaction it resyncs").hasValue(2);
+    }
+
+    @Test
+    void readingsFollowTheMonotonicTicker_neverTheWallClock_andNeverGoBackwards() {
+        AtomicLong ticker = new AtomicLong(5_000_000_000L);
+        AtomicBoolean mayResync = new AtomicBoolean(false);
+        DatabaseClock clock = new DatabaseClock(counting(new AtomicInteger()), "H2", mayResync::get, Duration.ofSeconds(30),
+                ticker::get);
+        Instant first = clock.instant();
+        assertThat(clock.instant()).as("the ticker did not move: neither does the clock").isEqualTo(first);
+
+        ticker.addAndGet(Duration.ofMinutes(10).toNanos());
+        assertThat(clock.instant()).as("ten monotonic minutes later, whatever the wall clock says")
+                .isEqualTo(first.plus(Duration.ofMinutes(10)));
+
+        mayResync.set(true); // the database says it is ten minutes earlier than the ticker carried us to
+        Instant afterResync = clock.instant();
+        assertThat(afterResync).as("a resync never moves the clock back").isEqualTo(first.plus(Duration.ofMinutes(10)));
+        assertThat(Duration.between(Instant.now(), clock.instant().minus(Duration.ofMinutes(10))).abs())
+                .isLessThan(Duration.ofSeconds(5));
+        mayResync.set(false);
+        ticker.addAndGet(Duration.ofMinutes(11).toNanos());
+        assertThat(clock.instant()).as("it moves on from the database's reading once that passes the last one")
+                .isAfter(afterResync);
     }
 }

@@ -87,6 +87,31 @@ public abstract class AbstractLockContractTest {
     }
 
     @Test
+    void dateLastModifiedNeverGoesBackwards_soASaveByABehindClockCannotShortenALock() {
+        CustomObject o = created();
+        Instant start = clock.instant();
+        clock.set(start.plusSeconds(10));
+        o.lock(60, "long job");
+        o.save(RefreshMode.REFRESH);
+        Instant expiry = o.getLockExpiry();
+        assertThat(expiry).isEqualTo(start.plusSeconds(70));
+
+        // A save whose time was read before the others' (a reading taken before a row-lock wait).
+        clock.set(start);
+        CustomObject unprotected = bob.getCustomObject(cls, o.getId());
+        unprotected.getProperties().putValue("Counter", 5);
+        unprotected.save(RefreshMode.REFRESH);
+        assertThat(unprotected.getDateLastModified()).as("monotonic per object").isEqualTo(start.plusSeconds(10));
+        assertThat(fetch(bob, o.getId()).getLockExpiry()).isEqualTo(expiry);
+
+        clock.set(start.plusSeconds(65));
+        CustomObject rival = fetch(bob, o.getId());
+        rival.lock(30, "rival");
+        assertThat(failure(() -> rival.save(RefreshMode.REFRESH)).getExceptionCode())
+                .as("alice's lock still has 5 seconds to run").isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+    }
+
+    @Test
     void lockRecordsHolderOwnerTokenAndTimeout_visibleToOthers() {
         CustomObject o = created();
         o.lock(60, "invoice run 7");
