@@ -21,11 +21,20 @@ public interface Dispenser {
     /** {@code count} contiguous numbers; 1 ≤ count ≤ {@link DispenserConfig#maxBlock()}. */
     NumberBlock next(int count);
 
-    /** The next number, formatted by the dispenser's pattern (the plain number without one). */
+    /**
+     * The next number, formatted by the dispenser's pattern (the plain number without one) with the
+     * period and day it was taken in: a number taken on 31 December is formatted with that year.
+     */
     String nextFormatted();
 
-    /** Formats a number of the current period by the pattern. */
-    String format(long number);
+    /**
+     * Formats {@code number} of {@code block} by the pattern, with the block's day (never the clock's
+     * day now); a number outside the block is refused with {@link ExceptionCode#E_BAD_VALUE}.
+     */
+    String format(NumberBlock block, long number);
+
+    /** Formats a number of the register by the pattern, with the day it was issued. */
+    String format(IssuedNumber issued);
 
     /** The last number issued in the current period (start − 1 if none yet). One SELECT. */
     long current();

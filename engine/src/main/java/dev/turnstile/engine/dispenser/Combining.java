@@ -8,7 +8,6 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RetryPolicy;
 
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
@@ -18,7 +17,6 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.Supplier;
 
 /**
  * Flat combining: callers queue their requests; whoever holds the leader lock drains the queue and
@@ -32,20 +30,18 @@ final class Combining {
     private final ObjectStore os;
     private final UUID id;
     private final RetryPolicy policy;
-    private final Supplier<Instant> clock;
     private final ReentrantLock leader = new ReentrantLock();
     private final Queue<Request> queue = new ConcurrentLinkedQueue<>();
     /** The counter as the last leader saved it; only touched while holding {@link #leader}. */
     private CustomObject remembered;
 
-    private record Request(int count, String user, CompletableFuture<Series.Taken> result) {
+    private record Request(int count, String user, CompletableFuture<NumberBlock> result) {
     }
 
-    Combining(ObjectStore os, UUID id, RetryPolicy policy, Supplier<Instant> clock) {
+    Combining(ObjectStore os, UUID id, RetryPolicy policy) {
         this.os = os;
         this.id = id;
         this.policy = policy;
-        this.clock = clock;
     }
 
     /**
@@ -55,7 +51,7 @@ final class Combining {
      * queued while a leader was finishing is never stranded. Callers that are not leaders wait
      * for their own result instead of queueing on the lock.
      */
-    Series.Taken take(int count, String user) {
+    NumberBlock take(int count, String user) {
         Request mine = new Request(count, user, new CompletableFuture<>());
         queue.add(mine);
         while (!queue.isEmpty() && leader.tryLock()) {
@@ -90,15 +86,15 @@ final class Combining {
         List<String> issuers = new ArrayList<>(total);
         batch.forEach(r -> issuers.addAll(Collections.nCopies(r.count(), r.user())));
         try {
-            Series.Taken taken = Register.issuedFor(issuers, () -> policy.call(() -> {
+            NumberBlock taken = Register.issuedFor(issuers, () -> policy.call(() -> {
                 if (remembered == null) {
                     remembered = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
                 }
-                return Strategy.saveIncrement(remembered, block, clock.get());
+                return Strategy.saveIncrement(remembered, block);
             }));
-            long next = taken.block().first();
+            long next = taken.first();
             for (Request r : batch) {
-                r.result().complete(new Series.Taken(new NumberBlock(next, r.count()), taken.period()));
+                r.result().complete(new NumberBlock(next, r.count(), taken.period(), taken.issuedOn()));
                 next += r.count();
             }
         } catch (RuntimeException e) {

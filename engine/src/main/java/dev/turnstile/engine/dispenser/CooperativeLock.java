@@ -4,13 +4,12 @@ import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.Locking;
+import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RetryPolicy;
 
-import java.time.Instant;
 import java.util.UUID;
 import java.util.concurrent.locks.Lock;
-import java.util.function.Supplier;
 
 /**
  * The article's cooperative lock: lock with retry-and-sleep (one transaction that also reads the
@@ -22,17 +21,14 @@ final class CooperativeLock implements Strategy {
     private final RetryPolicy policy;
     private final int timeoutSeconds;
     private final String owner;
-    private final Supplier<Instant> clock;
     private final Lock localGate;
 
-    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner, Supplier<Instant> clock,
-                    Lock localGate) {
+    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner, Lock localGate) {
         this.os = os;
         this.id = id;
         this.policy = policy;
         this.timeoutSeconds = timeoutSeconds;
         this.owner = owner;
-        this.clock = clock;
         this.localGate = localGate;
     }
 
@@ -41,7 +37,7 @@ final class CooperativeLock implements Strategy {
      * the database lock; across processes the cooperative lock alone decides, as before.
      */
     @Override
-    public Series.Taken take(int count) {
+    public NumberBlock take(int count) {
         try {
             localGate.lockInterruptibly();
         } catch (InterruptedException e) {
@@ -54,13 +50,17 @@ final class CooperativeLock implements Strategy {
         }
     }
 
-    private Series.Taken takeWithLock(int count) {
+    private NumberBlock takeWithLock(int count) {
         // The outer call retries the rare failure of the final save (a writer using another
         // strategy got in while we held the advisory lock); withLock has unlocked by then.
         return policy.call(() -> {
             CustomObject counter = os.getCustomObject(Dispenser.CLASS_NAME, id);
-            return Locking.withLock(counter, timeoutSeconds, owner, policy,
-                    locked -> Series.take(locked.getProperties(), count, clock.get()));
+            Locking.withLock(counter, timeoutSeconds, owner, policy, locked -> {
+                Series.take(locked.getProperties(), count);
+                return null;
+            });
+            // withLock saved with REFRESH: the instance holds what was written.
+            return Series.taken(counter.getProperties().toMap(), count, counter.getDateLastModified());
         });
     }
 }

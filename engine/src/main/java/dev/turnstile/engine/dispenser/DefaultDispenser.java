@@ -21,7 +21,6 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
-import java.util.function.Supplier;
 
 /** A dispenser as one user of one engine sees it, with this process's strategy. */
 final class DefaultDispenser implements Dispenser {
@@ -43,14 +42,13 @@ final class DefaultDispenser implements Dispenser {
         this.admin = admin;
         this.os = os;
         this.config = config;
-        this.format = DispenserFormat.parse(name, config.format());
+        this.format = DispenserFormat.parse(name, config.format(), config.reset());
         this.id = DispenserServices.idOf(name);
         RetryPolicy policy = services.retryPolicies.get(config.retryPolicy());
-        Supplier<Instant> clock = services.database::now;
         this.strategy = switch (config.strategy()) {
-            case COOPERATIVE_LOCK -> new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name, clock,
+            case COOPERATIVE_LOCK -> new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name,
                     services.localGate(name));
-            case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky(), clock);
+            case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky());
             case PESSIMISTIC -> new Pessimistic(services.objects, user, id, policy);
             case COMBINING -> {
                 Combining shared = services.combiner(name, policy);
@@ -78,7 +76,7 @@ final class DefaultDispenser implements Dispenser {
 
     @Override
     public long next() {
-        return strategy.take(1).block().first();
+        return strategy.take(1).first();
     }
 
     @Override
@@ -87,17 +85,27 @@ final class DefaultDispenser implements Dispenser {
             throw EngineRuntimeException.badArgument("count for dispenser " + name, count,
                     "must be from 1 to " + config.maxBlock());
         }
-        return strategy.take(count).block();
+        return strategy.take(count);
     }
 
     @Override
     public String nextFormatted() {
-        return format(next());
+        NumberBlock taken = strategy.take(1);
+        return format(taken, taken.first());
     }
 
     @Override
-    public String format(long number) {
-        return format.format(number, LocalDate.ofInstant(services.database.now(), ZoneOffset.UTC));
+    public String format(NumberBlock block, long number) {
+        if (!block.contains(number)) {
+            throw EngineRuntimeException.badArgument("number to format for dispenser " + name, number,
+                    "not in the block " + block.first() + ".." + block.last());
+        }
+        return format.format(number, block.issuedOn());
+    }
+
+    @Override
+    public String format(IssuedNumber issued) {
+        return format.format(issued.number(), LocalDate.ofInstant(issued.issuedAt(), ZoneOffset.UTC));
     }
 
     @Override
@@ -134,7 +142,6 @@ final class DefaultDispenser implements Dispenser {
                                 "numbers up to " + current + " are already in the register; a registered series never issues a number twice");
                     }
                     values.put(Series.COUNTER, next - 1);
-                    values.put(Series.PERIOD, Series.periodKey(config.reset(), tx.now()));
                     values.put(Series.ADMIN_ACTION, action + " by " + user + " at " + tx.now());
                 }));
     }
@@ -160,19 +167,17 @@ final class DefaultDispenser implements Dispenser {
     /** Takes the number in the transaction creating the object: both commit, or neither. */
     private void numberInTransaction(ChangeContext change, String propertyName, PropertyType type) {
         ObjectTransaction tx = ObjectTransaction.of(change).orElseThrow();
-        Series.Taken[] taken = new Series.Taken[1];
-        tx.updateLocked(Dispenser.CLASS_NAME, id, values -> taken[0] = Series.take(values, 1, tx.now()));
-        long number = taken[0].block().first();
-        change.properties().putValue(propertyName, type == PropertyType.INT64 ? (Object) number
-                : format.format(number, LocalDate.ofInstant(tx.now(), ZoneOffset.UTC)));
+        NumberBlock taken = Series.taken(tx.updateLocked(Dispenser.CLASS_NAME, id, values -> Series.take(values, 1)), 1, tx.now());
+        long number = taken.first();
+        change.properties().putValue(propertyName, type == PropertyType.INT64 ? (Object) number : format(taken, number));
         if (config.register()) {
-            Register.linkObject(tx.session(), name, taken[0].period(), number, change.objectId());
+            Register.linkObject(tx.session(), name, taken.period(), number, change.objectId());
         }
     }
 
     @Override
     public List<IssuedNumber> register() {
-        String period = Series.periodKey(config.reset(), services.database.now());
+        String period = Series.currentPeriod(values(), services.database.now());
         return services.objects.inTransaction(() -> "reading the register of " + name, user,
                 tx -> Register.list(tx.session(), name, period));
     }
@@ -180,7 +185,7 @@ final class DefaultDispenser implements Dispenser {
     @Override
     public void voidNumber(long number, String reason) {
         requireAdmin(admin, user, "void numbers of", name, services.adminRole);
-        String period = Series.periodKey(config.reset(), services.database.now());
+        String period = Series.currentPeriod(values(), services.database.now());
         services.objects.inTransaction(() -> "voiding " + number + " of " + name, user, tx -> {
             Register.voidNumber(tx.session(), name, period, number, user, reason);
             return null;
@@ -191,7 +196,7 @@ final class DefaultDispenser implements Dispenser {
     public RegisterReport report() {
         Map<String, Object> values = values();
         Instant now = services.database.now();
-        String period = Series.periodKey(config.reset(), now);
+        String period = Series.currentPeriod(values, now);
         long last = Series.current(values, now);
         return services.objects.inTransaction(() -> "reporting on " + name, user,
                 tx -> Register.report(tx.session(), name, period, config.start(), last));

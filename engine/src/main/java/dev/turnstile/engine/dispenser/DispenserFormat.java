@@ -1,6 +1,7 @@
 package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ResetPeriod;
 
 import java.time.LocalDate;
 import java.util.ArrayList;
@@ -24,8 +25,12 @@ final class DispenserFormat {
         this.parts = parts;
     }
 
-    /** Parses a pattern; null means plain numbers. Errors name the dispenser, the pattern and what is wrong. */
-    static DispenserFormat parse(String dispenser, String pattern) {
+    /**
+     * Parses a pattern; null means plain numbers. A series that resets must show the date down to
+     * its period, or its numbers repeat: {@code INV-{seq:6}} restarting every year would issue
+     * INV-000001 each January. Errors name the dispenser, the pattern and what is wrong.
+     */
+    static DispenserFormat parse(String dispenser, String pattern, ResetPeriod reset) {
         if (pattern == null) {
             return new DispenserFormat(List.of((n, d) -> Long.toString(n)));
         }
@@ -59,6 +64,18 @@ final class DispenserFormat {
         }
         if (sequences != 1) {
             throw bad(dispenser, pattern, "must contain {seq} or {seq:N} exactly once");
+        }
+        boolean year = pattern.contains("{yyyy}") || pattern.contains("{yy}");
+        String missing = switch (reset) {
+            case NEVER -> null;
+            case YEARLY -> year ? null : "{yyyy} or {yy}";
+            case MONTHLY -> year && pattern.contains("{MM}") ? null : "the year ({yyyy} or {yy}) and {MM}";
+            case DAILY -> year && pattern.contains("{MM}") && pattern.contains("{dd}") ? null
+                    : "the year ({yyyy} or {yy}), {MM} and {dd}";
+        };
+        if (missing != null) {
+            throw bad(dispenser, pattern, "the series restarts " + reset.name().toLowerCase(java.util.Locale.ROOT)
+                    + ", so the format must contain " + missing + " or its numbers repeat from one period to the next");
         }
         return new DispenserFormat(parts);
     }

@@ -56,7 +56,11 @@ public final class DispenserServices {
         this.adminRole = adminRole;
         ObjectStore system = objects.objectStore(SYSTEM_USER, Set.of());
         defineClass(system);
-        system.addChangePreprocessor(Dispenser.CLASS_NAME, Register::record);
+        // The period first (it may restart the counter), then the register rows for what was issued.
+        system.addChangePreprocessor(Dispenser.CLASS_NAME, change -> {
+            Series.settle(change);
+            Register.record(change);
+        });
         configured.forEach((name, config) -> create(system, SYSTEM_USER, name, config));
     }
 
@@ -89,7 +93,7 @@ public final class DispenserServices {
     /** One combiner per dispenser in this engine, so that all its callers share blocks. */
     Combining combiner(String name, RetryPolicy policy) {
         return combiners.computeIfAbsent(name, n -> new Combining(objects.objectStore(SYSTEM_USER, Set.of()), idOf(n),
-                policy, database::now));
+                policy));
     }
 
     Set<String> configuredNames() {
@@ -139,7 +143,7 @@ public final class DispenserServices {
     /** Creates the dispenser object, or checks that the existing one has the same series settings. */
     Dispenser create(ObjectStore os, String user, String name, DispenserConfig config) {
         checkName(name);
-        DispenserFormat.parse(name, config.format());
+        DispenserFormat.parse(name, config.format(), config.reset());
         UUID id = idOf(name);
         try {
             CustomObject o = os.createCustomObject(Dispenser.CLASS_NAME, id);

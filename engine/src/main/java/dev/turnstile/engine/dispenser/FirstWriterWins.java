@@ -2,13 +2,12 @@ package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RetryPolicy;
 
-import java.time.Instant;
 import java.util.UUID;
-import java.util.function.Supplier;
 
 /**
  * Each thread remembers its instance of the counter (values and USN) from its last success and
@@ -20,26 +19,24 @@ final class FirstWriterWins implements Strategy {
     private final UUID id;
     private final RetryPolicy policy;
     private final boolean feelingUnlucky;
-    private final Supplier<Instant> clock;
     private final ThreadLocal<CustomObject> remembered = new ThreadLocal<>();
 
-    FirstWriterWins(ObjectStore os, UUID id, RetryPolicy policy, boolean feelingUnlucky, Supplier<Instant> clock) {
+    FirstWriterWins(ObjectStore os, UUID id, RetryPolicy policy, boolean feelingUnlucky) {
         this.os = os;
         this.id = id;
         this.policy = policy;
         this.feelingUnlucky = feelingUnlucky;
-        this.clock = clock;
     }
 
     @Override
-    public Series.Taken take(int count) {
+    public NumberBlock take(int count) {
         return policy.call(() -> {
             CustomObject o = remembered.get();
             if (o == null || feelingUnlucky) {
                 o = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
                 remembered.set(o);
             }
-            return Strategy.saveIncrement(o, count, clock.get());
+            return Strategy.saveIncrement(o, count);
         });
     }
 }

@@ -1,6 +1,7 @@
 package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 
@@ -25,12 +26,9 @@ final class Pessimistic implements Strategy {
     }
 
     @Override
-    public Series.Taken take(int count) {
+    public NumberBlock take(int count) {
         return policy.call(() -> objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + id, user,
-                tx -> {
-                    Series.Taken[] taken = new Series.Taken[1];
-                    tx.updateLocked(Dispenser.CLASS_NAME, id, values -> taken[0] = Series.take(values, count, tx.now()));
-                    return taken[0];
-                }));
+                tx -> Series.taken(tx.updateLocked(Dispenser.CLASS_NAME, id, values -> Series.take(values, count)), count,
+                        tx.now())));
     }
 }

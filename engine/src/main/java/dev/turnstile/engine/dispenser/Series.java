@@ -1,5 +1,6 @@
 package dev.turnstile.engine.dispenser;
 
+import dev.turnstile.api.ChangeContext;
 import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.Properties;
 import dev.turnstile.api.ResetPeriod;
@@ -10,9 +11,13 @@ import java.time.ZoneOffset;
 import java.util.Map;
 
 /**
- * The counter arithmetic every strategy shares: the dispenser object's values hold the last
- * number issued and the period it belongs to; taking {@code count} numbers moves the counter on,
- * restarting at the start value when the period (by the engine's clock, UTC) has changed.
+ * The counter arithmetic every strategy shares. The dispenser object's values hold the last number
+ * issued and the period it belongs to. A strategy only moves the counter on by the count it takes
+ * ({@link #take}); which period the numbers belong to is decided in one place, {@link #settle}, a
+ * preprocessor that runs inside the transaction that writes the counter row, by the database
+ * clock read there. A period never goes backwards: a writer whose clock says an earlier period
+ * than the stored one numbers in the stored one. The strategy learns its numbers from the values
+ * written ({@link #taken}), so a number and its period always come from the same decision.
  */
 final class Series {
     static final String NAME = "DispenserName";
@@ -27,10 +32,7 @@ final class Series {
     private Series() {
     }
 
-    /** The numbers taken and the period they belong to. */
-    record Taken(NumberBlock block, String period) {
-    }
-
+    /** The period key of {@code now}: "" (never resets), "2026", "2026-12" or "2026-12-31"; keys sort by time. */
     static String periodKey(ResetPeriod reset, Instant now) {
         LocalDate day = LocalDate.ofInstant(now, ZoneOffset.UTC);
         return switch (reset) {
@@ -45,29 +47,56 @@ final class Series {
         return ResetPeriod.valueOf((String) values.get(RESET));
     }
 
+    /** The period current at {@code now}: the stored one, or a later one; never an earlier one. */
+    static String currentPeriod(Map<String, Object> values, Instant now) {
+        String stored = (String) values.get(PERIOD);
+        String byClock = periodKey(reset(values), now);
+        return byClock.compareTo(stored) > 0 ? byClock : stored;
+    }
+
     /** The last number issued in the period current at {@code now}. */
     static long current(Map<String, Object> values, Instant now) {
-        String period = periodKey(reset(values), now);
-        return period.equals(values.get(PERIOD)) ? (Long) values.get(COUNTER) : (Long) values.get(START) - 1;
+        return currentPeriod(values, now).equals(values.get(PERIOD)) ? (Long) values.get(COUNTER) : (Long) values.get(START) - 1;
     }
 
-    /** Takes {@code count} numbers on an instance holding the counter: its changed values become pending. */
-    static Taken take(Properties properties, int count, Instant now) {
-        Map<String, Object> values = properties.toMap();
-        Taken taken = take(values, count, now);
-        for (String changed : new String[] {COUNTER, PERIOD, ADMIN_ACTION}) {
-            properties.putValue(changed, values.get(changed));
-        }
-        return taken;
+    /** Moves the counter of an instance that holds its values on by {@code count}: pending until its save. */
+    static void take(Properties properties, int count) {
+        properties.putValue(COUNTER, properties.getInt64Value(COUNTER) + count);
+        properties.putValue(ADMIN_ACTION, null);
     }
 
-    /** Takes {@code count} numbers: changes {@code values} in place and says which numbers they are. */
-    static Taken take(Map<String, Object> values, int count, Instant now) {
-        String period = periodKey(reset(values), now);
-        long last = current(values, now);
-        values.put(COUNTER, last + count);
-        values.put(PERIOD, period);
+    /** The same, on the values of a locked row. */
+    static void take(Map<String, Object> values, int count) {
+        values.put(COUNTER, (Long) values.get(COUNTER) + count);
         values.put(ADMIN_ACTION, null);
-        return new Taken(new NumberBlock(last + 1, count), period);
+    }
+
+    /**
+     * The preprocessor's part: in the transaction writing the counter, decide the period by the
+     * transaction's time. A take ({@code Counter} moved on by n from the stored value) that
+     * crosses into a new period restarts the series: its n numbers are the new period's first.
+     * An admin action keeps its counter and gets the current period.
+     */
+    static void settle(ChangeContext change) {
+        if (change.action() != ChangeContext.Action.UPDATE) {
+            return;
+        }
+        Properties values = change.properties();
+        String stored = (String) change.originalValue(PERIOD);
+        String period = currentPeriod(Map.of(PERIOD, stored, RESET, values.getStringValue(RESET)), change.now());
+        if (period.equals(stored)) {
+            return;
+        }
+        values.putValue(PERIOD, period);
+        if (values.getStringValue(ADMIN_ACTION) == null) {
+            long count = values.getInt64Value(COUNTER) - (Long) change.originalValue(COUNTER);
+            values.putValue(COUNTER, values.getInt64Value(START) - 1 + count);
+        }
+    }
+
+    /** The {@code count} numbers a take wrote: the last ones up to the written counter, in the written period. */
+    static NumberBlock taken(Map<String, Object> written, int count, Instant writtenAt) {
+        long last = (Long) written.get(COUNTER);
+        return new NumberBlock(last - count + 1, count, (String) written.get(PERIOD), LocalDate.ofInstant(writtenAt, ZoneOffset.UTC));
     }
 }

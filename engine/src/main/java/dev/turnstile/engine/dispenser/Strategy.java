@@ -3,24 +3,23 @@ package dev.turnstile.engine.dispenser;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.RefreshMode;
-
-import java.time.Instant;
 
 /** How numbers reach the counter; one implementation per {@link dev.turnstile.api.DispenserStrategy}. */
 interface Strategy {
-    Series.Taken take(int count);
+    NumberBlock take(int count);
 
     /**
      * One first-writer-wins attempt on an instance that holds the counter's values: move the
-     * counter on and save with the instance's USN. On E_OBJECT_MODIFIED the instance is fetched
-     * again before the failure goes back to the retry policy, so the next attempt starts fresh.
+     * counter on and save with the instance's USN; the numbers are read back from what the save
+     * wrote. On E_OBJECT_MODIFIED the instance is fetched again before the failure goes back to
+     * the retry policy, so the next attempt starts fresh.
      */
-    static Series.Taken saveIncrement(CustomObject o, int count, Instant now) {
-        Series.Taken taken = Series.take(o.getProperties(), count, now);
+    static NumberBlock saveIncrement(CustomObject o, int count) {
+        Series.take(o.getProperties(), count);
         try {
             o.save(RefreshMode.REFRESH);
-            return taken;
         } catch (EngineRuntimeException e) {
             o.clearPendingActions();
             if (e.getExceptionCode() == ExceptionCode.E_OBJECT_MODIFIED) {
@@ -28,5 +27,6 @@ interface Strategy {
             }
             throw e;
         }
+        return Series.taken(o.getProperties().toMap(), count, o.getDateLastModified());
     }
 }

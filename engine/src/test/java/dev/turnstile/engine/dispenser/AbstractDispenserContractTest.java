@@ -160,7 +160,10 @@ public abstract class AbstractDispenserContractTest {
     @Test
     void blocksAreContiguous_andBadCountsChangeNothing() {
         Dispenser d = create(DispenserConfig.builder().maxBlock(50).strategy(DispenserStrategy.PESSIMISTIC).build());
-        assertThat(d.next(5)).isEqualTo(new NumberBlock(1, 5));
+        NumberBlock five = d.next(5);
+        assertThat(five.first()).isEqualTo(1);
+        assertThat(five.count()).isEqualTo(5);
+        assertThat(five.period()).as("a series that never resets").isEmpty();
         assertThat(d.next()).isEqualTo(6);
         for (int bad : new int[] {0, -1, 51}) {
             EngineRuntimeException e = failure(() -> d.next(bad));
@@ -185,14 +188,34 @@ public abstract class AbstractDispenserContractTest {
 
     @Test
     void formatPatterns_areCheckedWhenTheDispenserIsCreated() {
-        Dispenser monthly = create(DispenserConfig.builder().format("{yy}{MM}{dd}/{seq}").reset(ResetPeriod.MONTHLY).start(7).build());
         clock.set(Instant.parse("2027-03-04T10:00:00Z"));
+        Dispenser monthly = create(DispenserConfig.builder().format("{yy}{MM}{dd}/{seq}").reset(ResetPeriod.MONTHLY).start(7).build());
         assertThat(monthly.nextFormatted()).isEqualTo("270304/7");
         for (String bad : new String[] {"INV-{year}-{seq}", "INV-{yyyy}", "{seq}{seq}", "INV-{seq", "{seq:99}"}) {
             EngineRuntimeException e = failure(() -> create(DispenserConfig.builder().format(bad).build()));
             assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
             assertThat(e.getMessage()).contains("format of dispenser", bad);
         }
+    }
+
+    @Test
+    void aResettingSeries_mustShowItsPeriodInTheFormat_andBlocksFormatOnlyTheirOwnNumbers() {
+        String name = name("yearly");
+        EngineRuntimeException e = failure(() -> admin.create(name,
+                DispenserConfig.builder().format("INV-{seq:6}").reset(ResetPeriod.YEARLY).build()));
+        assertThat(e).hasMessage("E_BAD_VALUE: Bad value for format of dispenser " + name + ": \"INV-{seq:6}\" (the series"
+                + " restarts yearly, so the format must contain {yyyy} or {yy} or its numbers repeat from one period to the next)");
+        assertThat(failure(() -> clerk.get(name)).getExceptionCode()).as("nothing was created").isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+        assertThat(failure(() -> create(DispenserConfig.builder().format("{yyyy}-{seq}").reset(ResetPeriod.DAILY).build()))
+                .getMessage()).contains("the format must contain the year ({yyyy} or {yy}), {MM} and {dd}");
+
+        clock.set(Instant.parse("2027-05-06T07:00:00Z"));
+        Dispenser d = create(DispenserConfig.builder().format("{yyyy}/{MM}/{seq:3}").reset(ResetPeriod.MONTHLY).build());
+        NumberBlock block = d.next(3);
+        assertThat(block.period()).isEqualTo("2027-05");
+        clock.set(Instant.parse("2027-06-01T00:00:00Z"));
+        assertThat(d.format(block, block.last())).as("the block's day, not today's").isEqualTo("2027/05/003");
+        assertThat(failure(() -> d.format(block, 4)).getMessage()).contains("not in the block 1..3");
     }
 
     @Test

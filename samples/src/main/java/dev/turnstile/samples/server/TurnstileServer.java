@@ -142,7 +142,7 @@ public final class TurnstileServer implements AutoCloseable {
         NumberBlock block = d.next(count);
         List<String> formatted = new ArrayList<>();
         for (long n = block.first(); n <= block.last() && formatted.size() < 1000; n++) {
-            formatted.add(d.format(n));
+            formatted.add(d.format(block, n));
         }
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("dispenser", d.name());

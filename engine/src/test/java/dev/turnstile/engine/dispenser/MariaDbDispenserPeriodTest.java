@@ -1,0 +1,11 @@
+package dev.turnstile.engine.dispenser;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TestDatabases;
+
+class MariaDbDispenserPeriodTest extends AbstractDispenserPeriodTest {
+    @Override
+    protected EngineConfig config() {
+        return TestDatabases.mariadb();
+    }
+}
