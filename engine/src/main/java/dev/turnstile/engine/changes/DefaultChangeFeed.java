@@ -23,7 +23,6 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -42,7 +41,7 @@ public final class DefaultChangeFeed implements ChangeFeed {
     public DefaultChangeFeed(Database database, ObjectStoreServices objects, boolean enabled) {
         this.database = database;
         this.sequencer = new Sequencer(database);
-        this.classes = objects.objectStore("turnstile", Set.of());
+        this.classes = objects.engineStore("turnstile");
         this.enabled = enabled;
         if (enabled) {
             objects.writeListener(new ChangeLog());

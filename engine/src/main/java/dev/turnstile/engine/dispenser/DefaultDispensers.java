@@ -35,7 +35,7 @@ final class DefaultDispensers implements Dispensers {
         if (config == null) {
             throw EngineRuntimeException.badArgument("configuration of dispenser " + name, null, "required");
         }
-        return services.create(services.objects.objectStore(user, Set.of()), user, name, config);
+        return services.create(services.objects.engineStore(user), user, name, config);
     }
 
     @Override

@@ -54,7 +54,8 @@ public final class DispenserServices {
         this.retryPolicies = retryPolicies;
         this.configured = Map.copyOf(configured);
         this.adminRole = adminRole;
-        ObjectStore system = objects.objectStore(SYSTEM_USER, Set.of());
+        objects.protectClass(Dispenser.CLASS_NAME, "dispenser service (engine.dispensers())", adminRole);
+        ObjectStore system = objects.engineStore(SYSTEM_USER);
         defineClass(system);
         // The period first (it may restart the counter), then the register rows for what was issued.
         system.addChangePreprocessor(Dispenser.CLASS_NAME, change -> {
@@ -92,7 +93,7 @@ public final class DispenserServices {
 
     /** One combiner per dispenser in this engine, so that all its callers share blocks. */
     Combining combiner(String name, RetryPolicy policy) {
-        return combiners.computeIfAbsent(name, n -> new Combining(objects.objectStore(SYSTEM_USER, Set.of()), idOf(n),
+        return combiners.computeIfAbsent(name, n -> new Combining(objects.engineStore(SYSTEM_USER), idOf(n),
                 policy));
     }
 
@@ -120,7 +121,7 @@ public final class DispenserServices {
         if (existing != null) {
             return existing;
         }
-        ObjectStore os = objects.objectStore(user, Set.of());
+        ObjectStore os = objects.engineStore(user);
         CustomObject stored;
         try {
             stored = os.fetchCustomObject(Dispenser.CLASS_NAME, idOf(name), PropertyFilter.ALL);

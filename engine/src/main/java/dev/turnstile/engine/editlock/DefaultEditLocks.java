@@ -26,7 +26,6 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
-import java.util.Set;
 import java.util.UUID;
 
 /** Edit locks on the engine's database; see {@link EditLocks}. */
@@ -44,7 +43,8 @@ public final class DefaultEditLocks implements EditLocks {
         this.database = database;
         this.objects = objects;
         this.types = config.editLockTypes();
-        objects.objectStore("turnstile", Set.of()).defineClass(ARTICLE_CLASS, c -> c.string("ArticleType", 32)
+        objects.protectClass(ARTICLE_CLASS, "edit lock service (engine.editLocks())", null);
+        objects.engineStore("turnstile").defineClass(ARTICLE_CLASS, c -> c.string("ArticleType", 32)
                 .string("ArticleKey", 64).string("Html", 1_000_000));
     }
 
@@ -347,7 +347,7 @@ public final class DefaultEditLocks implements EditLocks {
     }
 
     private ObjectStore store(String user) {
-        return objects.objectStore(user, Set.of());
+        return objects.engineStore(user);
     }
 
     @Override

@@ -31,6 +31,7 @@ final class ClassRegistry {
     private static final int DEFINE_ATTEMPTS = 5;
 
     private final Database database;
+    private final SystemClasses systemClasses;
     private final Map<String, DefaultClassDefinition> builtIns = Map.of(
             ClassDefinition.CUSTOM_OBJECT, new DefaultClassDefinition(ClassDefinition.CUSTOM_OBJECT, null, List.of(), false),
             ClassDefinition.DOCUMENT, new DefaultClassDefinition(ClassDefinition.DOCUMENT, null,
@@ -41,8 +42,9 @@ final class ClassRegistry {
                     List.of(PropertyDefinition.of("Head", PropertyType.ID), PropertyDefinition.of("Tail", PropertyType.ID)), false));
     private final Map<String, DefaultClassDefinition> cache = new ConcurrentHashMap<>();
 
-    ClassRegistry(Database database) {
+    ClassRegistry(Database database, SystemClasses systemClasses) {
         this.database = database;
+        this.systemClasses = systemClasses;
     }
 
     /** The class, from the cache or the database; {@link ExceptionCode#E_CLASS_NOT_FOUND} if unknown. */
@@ -99,7 +101,7 @@ final class ClassRegistry {
                 Boolean.TRUE.equals(record.enforceLocks));
     }
 
-    ClassDefinition define(String className, Consumer<ClassDefinitionBuilder> spec) {
+    ClassDefinition define(String className, Consumer<ClassDefinitionBuilder> spec, LockRules.Actor actor) {
         checkName("class name", className);
         if (builtIns.containsKey(className)) {
             throw EngineRuntimeException.badArgument("class name", className, "built-in classes cannot be redefined");
@@ -107,6 +109,7 @@ final class ClassRegistry {
         Spec requested = new Spec();
         spec.accept(requested);
         DefaultClassDefinition superclass = get(requested.superclass);
+        systemClasses.checkDefine(className, superclass, actor);
         for (PropertyDefinition p : requested.properties.values()) {
             if (SYSTEM_PROPERTIES.contains(p.name())) {
                 throw EngineRuntimeException.badValue(className, null, p.name(), p.name(), "a system property name");

@@ -39,6 +39,10 @@ final class DefaultClassDefinition implements ClassDefinition {
         return name;
     }
 
+    DefaultClassDefinition superclass() {
+        return superclass;
+    }
+
     @Override
     public String getSuperclassName() {
         return superclass == null ? null : superclass.name;

@@ -19,6 +19,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.UUID;
 import java.util.function.Consumer;
 
@@ -26,10 +27,12 @@ import java.util.function.Consumer;
 final class DefaultObjectStore implements ObjectStore {
     private final ObjectStoreServices services;
     private final LockRules.Actor actor;
+    private final Set<String> roles;
 
-    DefaultObjectStore(ObjectStoreServices services, LockRules.Actor actor) {
+    DefaultObjectStore(ObjectStoreServices services, LockRules.Actor actor, Set<String> roles) {
         this.services = services;
         this.actor = actor;
+        this.roles = Set.copyOf(roles);
     }
 
     ObjectStoreServices services() {
@@ -38,7 +41,7 @@ final class DefaultObjectStore implements ObjectStore {
 
     @Override
     public ClassDefinition defineClass(String className, Consumer<ClassDefinitionBuilder> properties) {
-        return services.classes.define(className, properties);
+        return services.classes.define(className, properties, actor);
     }
 
     @Override
@@ -150,7 +153,7 @@ final class DefaultObjectStore implements ObjectStore {
 
     @Override
     public void addChangePreprocessor(String className, ChangePreprocessor preprocessor) {
-        services.classes.get(className);
+        services.systemClasses.checkChange(services.classes.get(className), null, actor, "add a preprocessor to");
         services.preprocessors.add(className, preprocessor);
     }
 
@@ -160,7 +163,9 @@ final class DefaultObjectStore implements ObjectStore {
     }
 
     ObjectState read(String className, UUID id) {
-        return services.persistence.read(className, id);
+        ObjectState state = services.persistence.read(className, id);
+        services.systemClasses.checkRead(services.classes.get(state.className()), id, actor, roles);
+        return state;
     }
 
     void saveAll(List<DefaultIndependentObject> objects, RefreshMode mode) {

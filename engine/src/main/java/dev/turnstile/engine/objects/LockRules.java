@@ -27,8 +27,11 @@ final class LockRules {
         }
     }
 
-    /** Who saves: the session's user, and whether the session may break other users' locks. */
-    record Actor(String user, boolean canBreakLocks) {
+    /**
+     * Who saves: the session's user, whether the session may break other users' locks, and whether
+     * the engine's own service acts (on the user's behalf), which alone may change system objects.
+     */
+    record Actor(String user, boolean canBreakLocks, boolean engine) {
     }
 
     /**

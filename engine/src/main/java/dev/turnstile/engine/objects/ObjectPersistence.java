@@ -39,9 +39,11 @@ final class ObjectPersistence {
     private final Database database;
     private final ClassRegistry classes;
     private final ChangePreprocessors preprocessors;
+    private final SystemClasses systemClasses;
     private volatile ObjectWriteListener listener;
 
-    ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors) {
+    ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors, SystemClasses systemClasses) {
+        this.systemClasses = systemClasses;
         this.database = database;
         this.classes = classes;
         this.preprocessors = preprocessors;
@@ -107,10 +109,14 @@ final class ObjectPersistence {
             return delete(tx, o);
         }
         if (o.isNew()) {
+            systemClasses.checkChange(classes.get(tx.session, o.getClassName()), o.getId(), tx.actor, "create");
             tx.advance(null);
             return insert(tx, o);
         }
         ObjectState current = knownOrLockedRead(tx.session, o);
+        LockRules.Pending lockAction = o.pendingLock();
+        systemClasses.checkChange(classes.get(tx.session, current.className()), o.getId(), tx.actor,
+                lockAction.locking() ? "lock" : lockAction.unlocking() ? "unlock" : "save");
         tx.advance(current.dateLastModified());
         return writeUpdate(tx, current, o.getClassName(), o.getId(), values -> values.putAll(o.pendingValues()),
                 o.pendingLock());
@@ -273,6 +279,7 @@ final class ObjectPersistence {
         // A fetchless or USN-less delete reads the row first: that checks the class, so a
         // reference of the wrong class cannot delete another object.
         ObjectState current = knownOrLockedRead(session, o);
+        systemClasses.checkChange(classes.get(session, current.className()), o.getId(), actor, "delete");
         tx.advance(current.dateLastModified());
         Instant now = tx.now;
         DefaultClassDefinition definition = classes.get(session, o.getClassName());

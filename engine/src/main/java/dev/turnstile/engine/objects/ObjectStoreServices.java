@@ -20,13 +20,23 @@ public final class ObjectStoreServices {
     final ClassRegistry classes;
     final ChangePreprocessors preprocessors = new ChangePreprocessors();
     final ObjectPersistence persistence;
+    final SystemClasses systemClasses = new SystemClasses();
     private final String lockBreakerRole;
 
     public ObjectStoreServices(Database database, String lockBreakerRole) {
         this.database = database;
         this.lockBreakerRole = lockBreakerRole;
-        this.classes = new ClassRegistry(database);
-        this.persistence = new ObjectPersistence(database, classes, preprocessors);
+        this.classes = new ClassRegistry(database, systemClasses);
+        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses);
+    }
+
+    /**
+     * Makes {@code className} one of the engine's own classes: only {@link #engineStore} and
+     * {@link #inTransaction} may change its objects; sessions read them with {@code readRole}
+     * (null: any session).
+     */
+    public void protectClass(String className, String service, String readRole) {
+        systemClasses.protect(className, service, readRole);
     }
 
     /** Sets who is told of every object row written, inside the saving transaction (the change feed). */
@@ -36,11 +46,16 @@ public final class ObjectStoreServices {
 
     /** Engine work in one transaction as {@code user}, with {@link ObjectTransaction#updateLocked}. */
     public <T> T inTransaction(Supplier<String> what, String user, Function<ObjectTransaction, T> work) {
-        return persistence.inTransaction(what, new LockRules.Actor(user, false), work);
+        return persistence.inTransaction(what, new LockRules.Actor(user, false, true), work);
     }
 
     /** The object store of a session: its user, who may break others' locks with the lock-breaking role. */
     public ObjectStore objectStore(String user, Set<String> roles) {
-        return new DefaultObjectStore(this, new LockRules.Actor(user, roles.contains(lockBreakerRole)));
+        return new DefaultObjectStore(this, new LockRules.Actor(user, roles.contains(lockBreakerRole), false), roles);
+    }
+
+    /** The object store an engine service uses on behalf of {@code user}: it may change system objects. */
+    public ObjectStore engineStore(String user) {
+        return new DefaultObjectStore(this, new LockRules.Actor(user, false, true), Set.of());
     }
 }

@@ -248,6 +248,76 @@ public abstract class AbstractDispenserContractTest {
     }
 
     @Test
+    void dispenserObjects_changeOnlyThroughTheDispenserService_andReadsNeedTheAdminRole() {
+        Dispenser d = create(DispenserConfig.ofDefaults());
+        Dispenser asClerk = clerk.get(d.name());
+        assertThat(asClerk.next()).isEqualTo(1);
+        UUID id = DispenserServices.idOf(d.name());
+        ObjectStore dave = engine.session("dave").objectStore();
+        ObjectStore carol = engine.session("carol", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).objectStore();
+
+        EngineRuntimeException read = failure(() -> dave.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL));
+        assertThat(read).hasMessage("E_ACCESS_DENIED: dave may not read Dispenser {" + id + "}: reading objects of the"
+                + " engine's class Dispenser needs the role dispenser-admin");
+        assertThat(failure(() -> dave.fetchCustomObject("CustomObject", id, PropertyFilter.ALL)).getExceptionCode())
+                .as("through its superclass too").isEqualTo(ExceptionCode.E_ACCESS_DENIED);
+        assertThat(carol.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL).getProperties().getInt64Value("Counter"))
+                .as("the admin role reads it").isEqualTo(1);
+
+        List<Runnable> attacks = new ArrayList<>();
+        for (String cls : List.of(Dispenser.CLASS_NAME, "CustomObject")) {
+            attacks.add(() -> {
+                var o = dave.getCustomObject(cls, id);
+                o.getProperties().putValue("Counter", 0L);
+                o.save(RefreshMode.REFRESH);
+            });
+            attacks.add(() -> {
+                var o = dave.getCustomObject(cls, id);
+                o.lock(2_000_000_000, "until 2094");
+                o.save(RefreshMode.REFRESH);
+            });
+            attacks.add(() -> {
+                var o = dave.getCustomObject(cls, id);
+                o.unlock();
+                o.save(RefreshMode.REFRESH);
+            });
+            attacks.add(() -> {
+                var o = dave.getCustomObject(cls, id);
+                o.delete();
+                o.save(RefreshMode.REFRESH);
+            });
+        }
+        attacks.add(() -> {
+            var o = carol.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
+            o.getProperties().putValue("Counter", 0L);
+            o.save(RefreshMode.REFRESH);
+        });
+        attacks.add(() -> {
+            var batch = dave.createUpdatingBatch(RefreshMode.REFRESH);
+            var mine = dave.createCustomObject("CustomObject");
+            var counter = dave.getCustomObject(Dispenser.CLASS_NAME, id);
+            counter.getProperties().putValue("Counter", 0L);
+            batch.add(mine, null);
+            batch.add(counter, null);
+            batch.updateBatch();
+        });
+        attacks.add(() -> dave.defineClass(Dispenser.CLASS_NAME, c -> c.int64("Backdoor")));
+        attacks.add(() -> dave.defineClass("Fake" + UUID.randomUUID().toString().substring(0, 8),
+                c -> c.superclass(Dispenser.CLASS_NAME)));
+        attacks.add(() -> dave.addChangePreprocessor(Dispenser.CLASS_NAME, change -> change.properties().putValue("Counter", 0L)));
+        for (Runnable attack : attacks) {
+            EngineRuntimeException e = failure(attack);
+            assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
+            assertThat(e.getMessage()).contains("the engine's class Dispenser change only through the dispenser service");
+        }
+        assertThat(failure(attacks.get(0))).hasMessage("E_ACCESS_DENIED: dave may not save Dispenser {" + id + "}: objects of"
+                + " the engine's class Dispenser change only through the dispenser service (engine.dispensers())");
+
+        assertThat(asClerk.next()).as("nothing was changed: the series goes on").isEqualTo(2);
+        assertThat(carol.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL).isLocked()).isFalse();
+    }
+
+    @Test
     void adminOperations_needTheAdminRole_andChangeNothingOtherwise() {
         Dispenser d = create(DispenserConfig.ofDefaults());
         Dispenser asClerk = clerk.get(d.name());

@@ -97,6 +97,18 @@ public abstract class AbstractEditLockContractTest {
     }
 
     @Test
+    void articleObjects_changeOnlyThroughTheEditLockService() {
+        UUID id = UUID.nameUUIDFromBytes(("turnstile-article:" + article.resourceId()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        var os = engine.session(editorB).objectStore();
+        var around = os.fetchCustomObject("EditableArticle", id, dev.turnstile.api.PropertyFilter.ALL);
+        around.getProperties().putValue("Html", "<p>vandal</p>");
+        EngineRuntimeException e = failure(() -> around.save(dev.turnstile.api.RefreshMode.REFRESH));
+        assertThat(e).hasMessage("E_ACCESS_DENIED: " + editorB + " may not save EditableArticle {" + id + "}: objects of the"
+                + " engine's class EditableArticle change only through the edit lock service (engine.editLocks())");
+        assertThat(locks.article(article).html()).doesNotContain("vandal");
+    }
+
+    @Test
     void case1_aEditsAndSavesBeijing() {
         EditLock a = locks.acquire(editorA, article).lock();
         Article loaded = locks.article(article);
