@@ -83,7 +83,7 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
         long position = read.isEmpty() ? client.position : read.get(read.size() - 1).position();
         ChangeFilter filter = ChangeCodec.decodeFilter(client.filter);
         List<Change> matched = read.stream().filter(filter::matches).toList();
-        List<Change> out = config.coalesce() ? Coalescer.coalesce(matched) : matched;
+        List<Change> out = config.coalesce() ? Coalescer.coalesce(read, filter::matches) : matched;
         boolean queue = DeliveryMode.QUEUE.name().equals(client.mode);
         if (!queue && !out.isEmpty()) {
             ChangeSubscriber subscriber = feed.subscribers.get(client.name);

@@ -82,6 +82,18 @@ final class ClassRegistry {
         return loaded;
     }
 
+    /** The class as the database holds it now, read in the caller's transaction; the cache takes it. */
+    DefaultClassDefinition fresh(StatelessSession session, String className) {
+        DefaultClassDefinition loaded = load(session, className, LockMode.NONE);
+        if (loaded == null) {
+            throw EngineRuntimeException.classNotFound(className);
+        }
+        if (!builtIns.containsKey(className)) {
+            cache.put(className, loaded);
+        }
+        return loaded;
+    }
+
     /** Forgets every cached user class, so that the next {@link #get} reads the database. */
     void reload() {
         cache.clear();

@@ -227,7 +227,7 @@ final class ObjectPersistence {
         StatelessSession session = tx.session;
         Map<String, Object> base = current.values();
         DefaultClassDefinition definition = classes.get(session, className);
-        LockState lock = LockRules.next(className, id, definition.isLockEnforced(), current.lock(),
+        LockState lock = LockRules.next(className, id, lockEnforced(tx, definition, current), current.lock(),
                 current.dateLastModified(), pendingLock, tx.actor, tx.now);
         Map<String, Object> values = new LinkedHashMap<>(base);
         change.accept(values);
@@ -283,7 +283,7 @@ final class ObjectPersistence {
         tx.advance(current.dateLastModified());
         Instant now = tx.now;
         DefaultClassDefinition definition = classes.get(session, o.getClassName());
-        LockRules.checkDelete(o.getClassName(), o.getId(), definition.isLockEnforced(), current.lock(),
+        LockRules.checkDelete(o.getClassName(), o.getId(), lockEnforced(tx, definition, current), current.lock(),
                 current.dateLastModified(), actor, now);
         preprocessors.run(definition, Action.DELETE, o.getId(), tx, new LinkedHashMap<>(current.values()), current.values());
         int rows = session.createMutationQuery("delete from ObjectRecord o where o.id = :id and o.usn = :usn")
@@ -297,6 +297,20 @@ final class ObjectPersistence {
         notify(tx, new ObjectWrite(ChangeKind.DELETE, o.getId(), o.getClassName(), actor.user(), now, current.usn(), null,
                 current.values(), Map.of()));
         return null;
+    }
+
+    /**
+     * Whether the class enforces locks, as the database says now when it matters: when another
+     * user holds a lock on the row. Another engine may have changed the setting since this one
+     * cached the class, so that case reads the class (and its superclasses) afresh; the common
+     * case (no lock, or one's own) costs nothing.
+     */
+    private boolean lockEnforced(Transaction tx, DefaultClassDefinition cached, ObjectState current) {
+        LockState lock = current.lock();
+        if (!lock.isHeldAt(tx.now, current.dateLastModified()) || lock.holder().equals(tx.actor.user())) {
+            return cached.isLockEnforced();
+        }
+        return classes.fresh(tx.session, cached.getName()).isLockEnforced();
     }
 
     /** The values, validated and encoded; refuses a set too large for the values column. */

@@ -249,6 +249,27 @@ public abstract class AbstractChangeFeedContractTest {
     }
 
     @Test
+    void coalescing_anEditTheClientDoesNotSee_stillEndsTheRun_andNothingIsMisattributed() {
+        String titles = client(DeliveryMode.QUEUE, ChangeFilter.classes(cls).withProperties("Title"));
+        CustomObject a = create(alice, "a0");
+        drain(titles);
+        CustomObject byBob = bob.fetchCustomObject(cls, a.getId(), PropertyFilter.ALL);
+        byBob.getProperties().putValue("Title", "bot 1");
+        byBob.save(RefreshMode.REFRESH);
+        a = alice.fetchCustomObject(cls, a.getId(), PropertyFilter.ALL);
+        a.getProperties().putValue("Pages", 7);                 // alice's edit, unseen by a Title client
+        a.save(RefreshMode.REFRESH);
+        byBob.refresh();
+        byBob.getProperties().putValue("Title", "bot 2");
+        byBob.save(RefreshMode.REFRESH);
+
+        List<Change> got = drain(titles, DispatcherConfig.ofDefaults());
+        assertThat(got).extracting(Change::user, Change::usnBefore, Change::usnAfter, ch -> ch.changeIds().size()).containsExactly(
+                org.assertj.core.groups.Tuple.tuple("bob", 0L, 1L, 1),
+                org.assertj.core.groups.Tuple.tuple("bob", 2L, 3L, 1));
+    }
+
+    @Test
     void callbackClient_getsBatchesInOrder_andAFailedDeliveryComesAgain() {
         String c = client(DeliveryMode.CALLBACK, ChangeFilter.classes(cls));
         List<Long> received = Collections.synchronizedList(new ArrayList<>());

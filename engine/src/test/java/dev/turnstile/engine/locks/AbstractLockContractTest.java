@@ -259,6 +259,25 @@ public abstract class AbstractLockContractTest {
     }
 
     @Test
+    void enforcementTurnedOnByAnotherNode_isObeyedByThisOne() {
+        CustomObject o = created();
+        fetch(bob, o.getId()); // this engine has the class cached: advisory locks
+        try (ContentEngine otherNode = ContentEngine.open(EngineConfig.from(config()).clock(clock).build())) {
+            otherNode.session("admin").objectStore().defineClass(cls, c -> c.enforceLocks(true));
+        }
+        o.lock(60, "payroll");
+        o.save(RefreshMode.REFRESH);
+
+        CustomObject save = bob.getCustomObject(cls, o.getId());
+        save.getProperties().putValue("Counter", 9);
+        assertThat(failure(() -> save.save(RefreshMode.REFRESH)).getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+        CustomObject delete = bob.getCustomObject(cls, o.getId());
+        delete.delete();
+        assertThat(failure(() -> delete.save(RefreshMode.REFRESH)).getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+        assertThat(fetch(alice, o.getId()).getProperties().getInteger32Value("Counter")).isZero();
+    }
+
+    @Test
     void enforcedLocks_refuseOthersSavesAndDeletes_untilExpiry() {
         String enforced = cls + "Enforced";
         alice.defineClass(enforced, c -> c.integer32("Counter").enforceLocks(true));
