@@ -84,6 +84,36 @@ public abstract class AbstractMultiProcessDispenserTest {
         }
     }
 
+    /**
+     * The run that once handed out number 11 twice (2 JVMs x 8 threads x 125, first writer wins,
+     * feeling unlucky). {@code -Dturnstile.hunt.rounds=N} repeats it N times to hunt a rare race.
+     */
+    @Test
+    void twoProcessesFeelingUnlucky_neverHandOutANumberTwice() throws Exception {
+        int rounds = Integer.getInteger("turnstile.hunt.rounds", 1);
+        for (int round = 0; round < rounds; round++) {
+            String name = newDispenser();
+            List<ChildJvm> children = new ArrayList<>();
+            try {
+                for (int i = 0; i < 2; i++) {
+                    children.add(ChildJvm.start(DispenserWorker.class, args(name, "take", "FIRST_WRITER_WINS+unlucky", "8", "1000")));
+                }
+                children.forEach(c -> c.awaitLine("READY"::equals, STARTUP));
+                children.forEach(c -> c.send("GO"));
+                List<Long> all = new ArrayList<>();
+                for (ChildJvm c : children) {
+                    c.awaitLine("DONE"::equals, RUN);
+                    c.lines().stream().filter(l -> l.startsWith("N ")).forEach(l -> all.add(Long.parseLong(l.substring(2))));
+                }
+                long counter = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().get(name).current();
+                assertThat(all).as("round %d: no duplicate", round).doesNotHaveDuplicates().hasSize(2000);
+                assertThat(counter).as("round %d: the counter agrees", round).isEqualTo(2000);
+            } finally {
+                children.forEach(ChildJvm::close);
+            }
+        }
+    }
+
     @Test
     void numberingInsideCreations_survivesKilledProcessesAndFailedCreations_withNoGap() throws Exception {
         String name = newDispenser();

@@ -21,7 +21,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A child process for the multi-process dispenser tests. {@code take STRATEGY THREADS COUNT}: after
+ * A child process for the multi-process dispenser tests. {@code take STRATEGY[+unlucky] THREADS COUNT}: after
  * GO, THREADS threads take COUNT numbers in all and print them ("N 17"), then DONE.
  * {@code create CLASS COUNT}: numbers new Documents of CLASS on create (COUNT of them, forever if
  * negative), making every 5th creation fail after it was numbered; prints CREATED after each commit.
@@ -33,11 +33,12 @@ public final class DispenserWorker {
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (ContentEngine engine = ContentEngine.open(config)) {
             if (args[4].equals("take")) {
-                DispenserStrategy strategy = DispenserStrategy.valueOf(args[5]);
+                boolean unlucky = args[5].endsWith("+unlucky");
+                DispenserStrategy strategy = DispenserStrategy.valueOf(args[5].replace("+unlucky", ""));
                 int threads = Integer.parseInt(args[6]);
                 int count = Integer.parseInt(args[7]);
                 Dispenser d = engine.session("pid" + ProcessHandle.current().pid()).dispensers()
-                        .get(dispenser, DispenserConfig.builder().strategy(strategy).build());
+                        .get(dispenser, DispenserConfig.builder().strategy(strategy).feelingUnlucky(unlucky).build());
                 System.out.println("READY");
                 System.out.flush();
                 stdin.readLine();
