@@ -47,6 +47,11 @@ public final class ChildJvm implements AutoCloseable {
     }
 
     public static ChildJvm start(Class<?> main, String... args) throws IOException {
+        return start(java.util.Map.of(), main, args);
+    }
+
+    /** A child with extra environment variables (LD_PRELOAD of libfaketime, say). */
+    public static ChildJvm start(java.util.Map<String, String> env, Class<?> main, String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
@@ -57,7 +62,9 @@ public final class ChildJvm implements AutoCloseable {
         command.addAll(List.of(args));
         Path dir = Files.createDirectories(Path.of("target", "child-logs"));
         Path errorLog = Files.createTempFile(dir, main.getSimpleName() + "-", ".log");
-        Process p = new ProcessBuilder(command).redirectError(errorLog.toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectError(errorLog.toFile());
+        builder.environment().putAll(env);
+        Process p = builder.start();
         return new ChildJvm(p, errorLog);
     }
 
