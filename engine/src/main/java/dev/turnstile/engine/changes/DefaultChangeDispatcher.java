@@ -55,11 +55,11 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
     @Override
     public DispatchReport runOnce() {
         long head = feed.sequencer.sequence();
-        Instant now = feed.database.now();
         List<ClientRecord> behind = feed.database.inTransaction(() -> name + " looking for clients", session ->
                 session.createSelectionQuery("from ClientRecord c where c.position < :head and (c.holder is null"
                                 + " or c.leaseUntil < :now) order by c.touchedAt", ClientRecord.class)
-                        .setParameter("head", head).setParameter("now", now).setMaxResults(CANDIDATES).getResultList());
+                        .setParameter("head", head).setParameter("now", feed.database.now()).setMaxResults(CANDIDATES)
+                        .getResultList());
         List<ClientRecord> servable = behind.stream()
                 .filter(c -> DeliveryMode.QUEUE.name().equals(c.mode) || feed.subscribers.containsKey(c.name)).toList();
         if (servable.isEmpty()) {
@@ -67,12 +67,13 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
         }
         ClientRecord client = servable.get(ThreadLocalRandom.current().nextInt(Math.min(SPREAD, servable.size())));
         long leased = client.usn + 1;
-        int taken = feed.database.inTransaction(() -> name + " taking client " + client.name, session ->
-                session.createNativeMutationQuery("UPDATE ts_feed_client SET holder = :me, lease_until = :until, usn = usn + 1"
-                                + " WHERE client_name = :n AND usn = :usn")
-                        .setParameter("me", name).setParameter("until", now.plus(config.lease()))
-                        .setParameter("n", client.name).setParameter("usn", client.usn).executeUpdate());
-        if (taken == 0) {
+        boolean taken = feed.database.inTransaction(() -> name + " taking client " + client.name, session -> {
+            Instant now = feed.database.now();
+            // Free or lapsed by the database clock in this statement, and still as we read it.
+            return feed.clientLease.take(client.name, name, now.plus(config.lease()), now, null).ifUsn(client.usn)
+                    .update(session);
+        });
+        if (!taken) {
             return DispatchReport.IDLE; // another dispatcher took it first
         }
         return serve(client, leased, System.nanoTime());
@@ -112,13 +113,10 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
         if (listener != null) {
             listener.held(client, heldFrom, System.nanoTime());
         }
-        Instant now = feed.database.now();
         return feed.database.inTransaction(() -> name + " moving client " + client + " to " + position, session -> {
-            int rows = session.createNativeMutationQuery("UPDATE ts_feed_client SET feed_position = :pos, touched_at = :now,"
-                            + " holder = NULL, lease_until = NULL, usn = usn + 1 WHERE client_name = :n AND holder = :me AND usn = :usn")
-                    .setParameter("pos", position).setParameter("now", now).setParameter("n", client)
-                    .setParameter("me", name).setParameter("usn", leasedUsn).executeUpdate();
-            if (rows == 0) {
+            boolean ours = feed.clientLease.release(client, name).ifUsn(leasedUsn).set("feed_position", position)
+                    .set("touched_at", feed.database.now()).update(session);
+            if (!ours) {
                 return false;
             }
             if (!toQueue.isEmpty()) {

@@ -15,6 +15,8 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.QueuedChange;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.GuardedWrite;
+import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 
 import java.time.Duration;
@@ -33,6 +35,8 @@ public final class DefaultChangeFeed implements ChangeFeed {
     private static final AtomicInteger DISPATCHERS = new AtomicInteger();
 
     final Database database;
+    /** A client's dispatch lease: the dispatcher holding it and until when. */
+    final Lease clientLease = new Lease("ts_feed_client", "client_name", "holder", "lease_until");
     final Sequencer sequencer;
     final Map<String, ChangeSubscriber> subscribers = new ConcurrentHashMap<>();
     private final ObjectStore classes;
@@ -72,10 +76,8 @@ public final class DefaultChangeFeed implements ChangeFeed {
                 r.touchedAt = now;
                 session.insert(r);
             } else {
-                session.createNativeMutationQuery("UPDATE ts_feed_client SET filter_json = :f, delivery_mode = :m, usn = usn + 1"
-                                + " WHERE client_name = :n")
-                        .setParameter("f", ChangeCodec.encodeFilter(filter)).setParameter("m", mode.name())
-                        .setParameter("n", name).executeUpdate();
+                GuardedWrite.of("ts_feed_client", "client_name", name).set("filter_json", ChangeCodec.encodeFilter(filter))
+                        .set("delivery_mode", mode.name()).update(session);
             }
             return null;
         });

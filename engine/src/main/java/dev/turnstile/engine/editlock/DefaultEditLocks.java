@@ -16,6 +16,7 @@ import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.SaveResult;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import org.hibernate.StatelessSession;
@@ -32,6 +33,11 @@ import java.util.UUID;
 public final class DefaultEditLocks implements EditLocks {
     public static final List<Class<?>> ENTITIES = List.of(EditLockRecord.class, EditUserRecord.class, EditAuditRecord.class);
     static final String ARTICLE_CLASS = "EditableArticle";
+    /**
+     * An edit lock record: valid by the paper's four rules (state, heartbeat, timeout), decided on the
+     * row read in the transaction by the database clock, and written only if nobody wrote it since.
+     */
+    private static final Lease LEASE = new Lease("ts_edit_lock", "resource_id", "user_id", null);
     /** A lost race means another request made progress, so going again is safe; this only bounds a pathological churn. */
     private static final int RACE_ATTEMPTS = 50;
 
@@ -173,9 +179,7 @@ public final class DefaultEditLocks implements EditLocks {
                         + row.userId + " since " + row.startTime));
             }
             // Re-entry: the holder asking again keeps its lock, renewed.
-            if (session.createNativeMutationQuery("UPDATE ts_edit_lock SET heart_beat_time = :now, usn = usn + 1"
-                    + " WHERE resource_id = :r AND usn = :usn").setParameter("now", now)
-                    .setParameter("r", row.resourceId).setParameter("usn", row.usn).executeUpdate() == 0) {
+            if (!LEASE.guarded(row.resourceId, row.usn).set("heart_beat_time", now).update(session)) {
                 throw new LostRace();
             }
             row.heartBeatTime = now;
@@ -194,10 +198,8 @@ public final class DefaultEditLocks implements EditLocks {
             return toLock(r, resource);
         }
         // The record is invalid (released, or its holder stopped heartbeating or kept it too long): take it over.
-        if (session.createNativeMutationQuery("UPDATE ts_edit_lock SET lock_id = :id, user_id = :u, start_time = :now, state = 1,"
-                        + " heart_beat_time = :now, usn = usn + 1 WHERE resource_id = :r AND usn = :usn")
-                .setParameter("id", lockId).setParameter("u", user).setParameter("now", now)
-                .setParameter("r", row.resourceId).setParameter("usn", row.usn).executeUpdate() == 0) {
+        if (!LEASE.guarded(row.resourceId, row.usn).set("lock_id", lockId).set("user_id", user).set("start_time", now)
+                .set("state", 1).set("heart_beat_time", now).update(session)) {
             throw new LostRace();
         }
         row.lockId = lockId;
@@ -235,11 +237,9 @@ public final class DefaultEditLocks implements EditLocks {
             return database.inTransaction(() -> user + " " + operation + " " + lockId, session -> {
                 Instant now = database.now();
                 EditLockRecord row = heldBy(session, user, lockId, now);
-                int rows = session.createNativeMutationQuery("UPDATE ts_edit_lock SET state = :state, heart_beat_time = :hb,"
-                                + " usn = usn + 1 WHERE resource_id = :r AND usn = :usn")
-                        .setParameter("state", release ? 0 : 1).setParameter("hb", release ? row.heartBeatTime : now)
-                        .setParameter("r", row.resourceId).setParameter("usn", row.usn).executeUpdate();
-                if (rows == 0) {
+                boolean written = LEASE.guarded(row.resourceId, row.usn).set("state", release ? 0 : 1)
+                        .set("heart_beat_time", release ? row.heartBeatTime : now).update(session);
+                if (!written) {
                     throw EngineRuntimeException.leaseLapsed(lockId, user, row.heartBeatTime);
                 }
                 row.heartBeatTime = release ? row.heartBeatTime : now;

@@ -6,6 +6,7 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.GuardedWrite;
 import org.hibernate.LockMode;
 import org.hibernate.StatelessSession;
 import org.slf4j.Logger;
@@ -233,24 +234,18 @@ final class ObjectPersistence {
         change.accept(values);
         preprocessors.run(definition, Action.UPDATE, id, tx, values, base);
         Map<String, Object> valid = validate(session, definition, id, values);
-        // Native SQL: Hibernate re-translates an HQL update on every execution, which cost more
-        // than the statement itself on H2 (docs/BENCHMARKS.md); this one is portable as written.
-        int rows = session.createNativeMutationQuery("UPDATE ts_object SET usn = :newUsn, prop_values = :values,"
-                        + " last_modifier = :user, date_last_modified = :now, lock_holder = :holder,"
-                        + " lock_owner = :owner, lock_token = :token, lock_timeout = :timeout"
-                        + " WHERE id = :id AND usn = :usn")
-                .setParameter("newUsn", current.usn() + 1)
-                .setParameter("values", encode(definition, id, valid))
-                .setParameter("user", tx.user())
-                .setParameter("now", tx.now)
-                .setParameter("holder", lock.holder(), String.class)
-                .setParameter("owner", lock.owner(), String.class)
-                .setParameter("token", lock.token(), UUID.class)
-                .setParameter("timeout", lock.timeoutSeconds(), Integer.class)
-                .setParameter("id", id)
-                .setParameter("usn", current.usn())
-                .executeUpdate();
-        if (rows == 0) {
+        // Native SQL (a GuardedWrite): Hibernate re-translates an HQL update on every execution, which
+        // cost more than the statement itself on H2 (docs/BENCHMARKS.md).
+        boolean written = GuardedWrite.of("ts_object", "id", id).ifUsn(current.usn())
+                .set("prop_values", encode(definition, id, valid))
+                .set("last_modifier", tx.user())
+                .set("date_last_modified", tx.now)
+                .set("lock_holder", lock.holder(), String.class)
+                .set("lock_owner", lock.owner(), String.class)
+                .set("lock_token", lock.token(), UUID.class)
+                .set("lock_timeout", lock.timeoutSeconds(), Integer.class)
+                .update(session);
+        if (!written) {
             throw lostRace(session, className, id, current.usn());
         }
         tx.written();
@@ -286,11 +281,7 @@ final class ObjectPersistence {
         LockRules.checkDelete(o.getClassName(), o.getId(), lockEnforced(tx, definition, current), current.lock(),
                 current.dateLastModified(), actor, now);
         preprocessors.run(definition, Action.DELETE, o.getId(), tx, new LinkedHashMap<>(current.values()), current.values());
-        int rows = session.createMutationQuery("delete from ObjectRecord o where o.id = :id and o.usn = :usn")
-                .setParameter("id", o.getId())
-                .setParameter("usn", current.usn())
-                .executeUpdate();
-        if (rows == 0) {
+        if (!GuardedWrite.of("ts_object", "id", o.getId()).ifUsn(current.usn()).delete(session)) {
             throw lostRace(session, o.getClassName(), o.getId(), current.usn());
         }
         tx.written();

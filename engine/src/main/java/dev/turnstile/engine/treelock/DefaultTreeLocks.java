@@ -137,7 +137,7 @@ public final class DefaultTreeLocks implements TreeLocks {
      */
     private boolean queue(String leaseId, TreeLockRequest request, String ticket) {
         try {
-            store.claimHeads(leaseId, request, ticket, database.now().plus(lease));
+            store.claimHeads(leaseId, request, ticket, lease);
             return true;
         } catch (EngineRuntimeException e) {
             if (!Sql.isRace(e)) {
@@ -174,9 +174,7 @@ public final class DefaultTreeLocks implements TreeLocks {
 
     /** The new expiry, or null if the lease had lapsed. */
     Instant renew(String leaseId) {
-        Instant now = database.now();
-        Instant expiry = now.plus(lease);
-        return store.heartbeat(leaseId, now, expiry) ? expiry : null;
+        return store.heartbeat(leaseId, lease);
     }
 
     boolean release(DefaultTreeLockHandle handle) {

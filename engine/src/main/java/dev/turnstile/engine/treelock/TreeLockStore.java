@@ -5,6 +5,7 @@ import dev.turnstile.api.TreeLockMode;
 import dev.turnstile.api.TreeLockRequest;
 import dev.turnstile.api.TreePath;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.Sql;
 import org.hibernate.StatelessSession;
 import org.slf4j.Logger;
@@ -29,6 +30,10 @@ import java.util.stream.Collectors;
 final class TreeLockStore {
     private static final Logger log = LoggerFactory.getLogger(TreeLockStore.class);
     private static final int REAP_BATCH = 50;
+    /** A granted request: a row per lease, live until its expiry. */
+    private static final Lease LEASES = new Lease("ts_tree_lease", "lease_id", null, "expires_at");
+    /** The place of the oldest waiter at the head of a node, itself a lease renewed while it waits. */
+    private static final Lease HEADS = new Lease("ts_tree_node", "node_path", "head_lease", "head_expires");
 
     private final Database database;
     private final Map<GrayMode, String> acquireSql = new EnumMap<>(GrayMode.class);
@@ -43,7 +48,7 @@ final class TreeLockStore {
                 sql.append(" AND ").append(other.column).append(" = 0");
             }
             // Yield to an older waiter queued on this node unless our mode is compatible with its own.
-            sql.append(" AND (head_lease IS NULL OR head_lease = :lease OR head_ticket > :ticket OR head_expires < :now");
+            sql.append(" AND (").append(HEADS.freeMineOrLapsed(":lease", ":now")).append(" OR head_ticket > :ticket");
             if (mode.compatibleWith(GrayMode.S)) {
                 sql.append(" OR head_mode = 'S'");
             }
@@ -103,22 +108,21 @@ final class TreeLockStore {
     /** Releases a lease; false if it was already gone (released, or lapsed and reaped). */
     boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks) {
         return database.inTransaction(() -> "releasing tree lock lease " + leaseId, session -> {
-            int rows = session.createNativeMutationQuery("DELETE FROM ts_tree_lease WHERE lease_id = :id")
-                    .setParameter("id", leaseId).executeUpdate();
-            if (rows == 1) {
+            boolean released = LEASES.release(leaseId, null).delete(session);
+            if (released) {
                 unmark(session, marks);
             }
-            return rows == 1;
+            return released;
         });
     }
 
-    /** Extends a lease that has not lapsed; false if it has. */
-    boolean heartbeat(String leaseId, Instant now, Instant newExpiry) {
-        return database.inTransaction(() -> "renewing tree lock lease " + leaseId, session ->
-                session.createNativeMutationQuery("UPDATE ts_tree_lease SET expires_at = :expiry, usn = usn + 1"
-                                + " WHERE lease_id = :id AND expires_at >= :now")
-                        .setParameter("expiry", newExpiry).setParameter("id", leaseId).setParameter("now", now)
-                        .executeUpdate() == 1);
+    /** Extends a lease that has not lapsed by {@code lease} from now; the new expiry, or null if it had lapsed. */
+    Instant heartbeat(String leaseId, java.time.Duration lease) {
+        return database.inTransaction(() -> "renewing tree lock lease " + leaseId, session -> {
+            Instant now = database.now();
+            Instant expiry = now.plus(lease);
+            return LEASES.renew(leaseId, null, expiry, now).update(session) ? expiry : null;
+        });
     }
 
     /**
@@ -127,22 +131,21 @@ final class TreeLockStore {
      * one lease's marks back, and a heartbeat that arrives first keeps it.
      */
     List<TreeLockRequest> reapExpired() {
-        Instant now = database.now();
         List<Object[]> lapsed = database.inTransaction(() -> "finding lapsed tree locks", session ->
                 session.createNativeQuery("SELECT lease_id, owner_info, lease_nodes, expires_at FROM ts_tree_lease"
                                 + " WHERE expires_at < :now ORDER BY expires_at", Object[].class)
-                        .setParameter("now", now).setMaxResults(REAP_BATCH).getResultList());
+                        .setParameter("now", database.now()).setMaxResults(REAP_BATCH).getResultList());
         List<TreeLockRequest> reaped = new ArrayList<>();
         for (Object[] row : lapsed) {
             String leaseId = (String) row[0];
             TreeLockRequest request = decode((String) row[2]);
             boolean taken = database.inTransaction(() -> "reaping tree lock lease " + leaseId, session -> {
-                int rows = session.createNativeMutationQuery("DELETE FROM ts_tree_lease WHERE lease_id = :id AND expires_at < :now")
-                        .setParameter("id", leaseId).setParameter("now", now).executeUpdate();
-                if (rows == 1) {
+                // Lapsed by the database clock now, in this statement: a heartbeat that came first keeps it.
+                boolean expired = LEASES.expire(leaseId, database.now()).delete(session);
+                if (expired) {
                     unmark(session, GrayMode.marksOf(request));
                 }
-                return rows == 1;
+                return expired;
             });
             if (taken) {
                 log.info("Took back lapsed tree lock lease {} of {} on {} (expired at {})", leaseId, row[1], request, row[3]);
@@ -152,10 +155,11 @@ final class TreeLockStore {
         return reaped;
     }
 
-    /** Queues a waiter at the head of each node it asked for, unless an older live waiter is there. */
-    void claimHeads(String leaseId, TreeLockRequest request, String ticket, Instant headExpiry) {
+    /** Queues a waiter at the head of each node it asked for, for {@code lease}, unless an older live waiter is there. */
+    void claimHeads(String leaseId, TreeLockRequest request, String ticket, java.time.Duration lease) {
         database.inTransaction(() -> "queueing for " + request, session -> {
             Instant now = database.now();
+            Instant headExpiry = now.plus(lease);
             for (Map.Entry<TreePath, TreeLockMode> node : inWriteOrder(request).entrySet()) {
                 String path = node.getKey().toString();
                 if (!claimHead(session, path, node.getValue(), leaseId, ticket, headExpiry, now)
@@ -168,13 +172,11 @@ final class TreeLockStore {
         });
     }
 
+    /** Takes the head of a node: free, ours, lapsed, or held by a younger waiter (a later ticket). */
     private static boolean claimHead(StatelessSession session, String path, TreeLockMode mode, String leaseId, String ticket,
                                      Instant headExpiry, Instant now) {
-        return session.createNativeMutationQuery("UPDATE ts_tree_node SET head_lease = :lease, head_mode = :mode,"
-                        + " head_ticket = :ticket, head_expires = :expiry WHERE node_path = :path AND (head_lease IS NULL"
-                        + " OR head_lease = :lease OR head_ticket > :ticket OR head_expires < :now)")
-                .setParameter("lease", leaseId).setParameter("mode", mode.letter()).setParameter("ticket", ticket)
-                .setParameter("expiry", headExpiry).setParameter("path", path).setParameter("now", now).executeUpdate() == 1;
+        return HEADS.take(path, leaseId, headExpiry, now, "head_ticket > :?", ticket).set("head_mode", mode.letter())
+                .set("head_ticket", ticket).update(session);
     }
 
     /** For tests: whether a live waiter is queued at the head of {@code node}. */
@@ -234,9 +236,8 @@ final class TreeLockStore {
 
     private static void clearHeads(StatelessSession session, String leaseId, TreeLockRequest request) {
         for (TreePath node : inWriteOrder(request).keySet()) {
-            session.createNativeMutationQuery("UPDATE ts_tree_node SET head_lease = NULL, head_mode = NULL, head_ticket = NULL,"
-                            + " head_expires = NULL WHERE node_path = :path AND head_lease = :lease")
-                    .setParameter("path", node.toString()).setParameter("lease", leaseId).executeUpdate();
+            HEADS.release(node.toString(), leaseId).set("head_mode", null, String.class).set("head_ticket", null, String.class)
+                    .update(session);
         }
     }
 

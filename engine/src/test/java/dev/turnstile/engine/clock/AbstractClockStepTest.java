@@ -147,6 +147,8 @@ public abstract class AbstractClockStepTest {
         } finally {
             finish.countDown();
             dispatching.shutdown();
+            dispatching.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+            engine.changes().unregisterClient(client); // a client left behind would hold back every prune
             treeLock.unlock();
             Files.deleteIfExists(offset);
         }
