@@ -37,6 +37,24 @@ public final class TestDatabases {
                 .build();
     }
 
+    /** A new, empty database on the server {@code base} points at (PostgreSQL or MariaDB), for first-open tests. */
+    public static EngineConfig newDatabase(EngineConfig base, String name) throws java.sql.SQLException {
+        execute(base, "CREATE DATABASE " + name);
+        String url = base.jdbcUrl().substring(0, base.jdbcUrl().lastIndexOf('/') + 1) + name;
+        return EngineConfig.from(base).jdbcUrl(url).build();
+    }
+
+    public static void dropDatabase(EngineConfig base, String name) throws java.sql.SQLException {
+        execute(base, "DROP DATABASE IF EXISTS " + name + (base.jdbcUrl().startsWith("jdbc:postgresql:") ? " WITH (FORCE)" : ""));
+    }
+
+    private static void execute(EngineConfig base, String sql) throws java.sql.SQLException {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(base.jdbcUrl(), base.username(), base.password());
+             java.sql.Statement s = c.createStatement()) {
+            s.execute(sql);
+        }
+    }
+
     private static String env(String name, String fallback) {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;

@@ -75,8 +75,9 @@ final class DefaultTreeLockHandle implements TreeLockHandle {
         if (released) {
             return false;
         }
+        boolean wasHeld = locks.release(this); // if it throws, the handle still holds and may try again
         released = true;
-        return locks.release(this);
+        return wasHeld;
     }
 
     @Override

@@ -30,6 +30,8 @@ import java.util.concurrent.atomic.AtomicLong;
  */
 public final class DefaultTreeLocks implements TreeLocks {
     private static final Logger log = LoggerFactory.getLogger(DefaultTreeLocks.class);
+    /** Deadlock victims among releases go again; a handful of attempts is plenty (each victim wrote nothing). */
+    private static final int RELEASE_ATTEMPTS = 10;
     public static final List<Class<?>> ENTITIES = List.of(TreeNodeRecord.class, TreeLeaseRecord.class);
     static final int MAX_OWNER_LENGTH = 64;
 
@@ -177,9 +179,22 @@ public final class DefaultTreeLocks implements TreeLocks {
         return store.heartbeat(leaseId, lease);
     }
 
+    /**
+     * Releases the lease, going again when the database chose this transaction as a deadlock
+     * victim (it wrote nothing): giving up there would leave the nodes held until the lease lapses
+     * while the holder believes them free.
+     */
     boolean release(DefaultTreeLockHandle handle) {
-        boolean released = store.release(handle.leaseId(), handle.marks());
-        waiters.wake(handle.nodes().keySet());
-        return released;
+        for (int attempt = 1; ; attempt++) {
+            try {
+                boolean released = store.release(handle.leaseId(), handle.marks());
+                waiters.wake(handle.nodes().keySet());
+                return released;
+            } catch (EngineRuntimeException e) {
+                if (attempt == RELEASE_ATTEMPTS || !Sql.isRace(e)) {
+                    throw e;
+                }
+            }
+        }
     }
 }

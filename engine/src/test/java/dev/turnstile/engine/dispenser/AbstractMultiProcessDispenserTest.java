@@ -60,14 +60,12 @@ public abstract class AbstractMultiProcessDispenserTest {
         return name;
     }
 
-    @ParameterizedTest
-    @EnumSource(DispenserStrategy.class)
-    void fourProcesses_getExactlyOneToEightThousand(DispenserStrategy strategy) throws Exception {
-        String name = newDispenser();
+    /** The numbers {@code processes} child JVMs of {@code threads} threads took, {@code each} per process, started together. */
+    private List<Long> takeInProcesses(String name, String strategy, int processes, int threads, int each) throws Exception {
         List<ChildJvm> children = new ArrayList<>();
         try {
-            for (int i = 0; i < PROCESSES; i++) {
-                children.add(ChildJvm.start(DispenserWorker.class, args(name, "take", strategy.name(), "4", "" + PER_PROCESS)));
+            for (int i = 0; i < processes; i++) {
+                children.add(ChildJvm.start(DispenserWorker.class, args(name, "take", strategy, "" + threads, "" + each)));
             }
             children.forEach(c -> c.awaitLine("READY"::equals, STARTUP));
             children.forEach(c -> c.send("GO"));
@@ -76,12 +74,19 @@ public abstract class AbstractMultiProcessDispenserTest {
                 c.awaitLine("DONE"::equals, RUN);
                 c.lines().stream().filter(l -> l.startsWith("N ")).forEach(l -> all.add(Long.parseLong(l.substring(2))));
             }
-            assertThat(all).hasSize(PROCESSES * PER_PROCESS);
-            assertThat(new HashSet<>(all)).as("no duplicate").hasSize(PROCESSES * PER_PROCESS);
-            assertThat(all.stream().mapToLong(Long::longValue).max().orElseThrow()).as("no gap").isEqualTo(PROCESSES * PER_PROCESS);
+            return all;
         } finally {
             children.forEach(ChildJvm::close);
         }
+    }
+
+    @ParameterizedTest
+    @EnumSource(DispenserStrategy.class)
+    void fourProcesses_getExactlyOneToEightThousand(DispenserStrategy strategy) throws Exception {
+        List<Long> all = takeInProcesses(newDispenser(), strategy.name(), PROCESSES, 4, PER_PROCESS);
+        assertThat(all).hasSize(PROCESSES * PER_PROCESS);
+        assertThat(new HashSet<>(all)).as("no duplicate").hasSize(PROCESSES * PER_PROCESS);
+        assertThat(all.stream().mapToLong(Long::longValue).max().orElseThrow()).as("no gap").isEqualTo(PROCESSES * PER_PROCESS);
     }
 
     /**
@@ -93,24 +98,10 @@ public abstract class AbstractMultiProcessDispenserTest {
         int rounds = Integer.getInteger("turnstile.hunt.rounds", 1);
         for (int round = 0; round < rounds; round++) {
             String name = newDispenser();
-            List<ChildJvm> children = new ArrayList<>();
-            try {
-                for (int i = 0; i < 2; i++) {
-                    children.add(ChildJvm.start(DispenserWorker.class, args(name, "take", "FIRST_WRITER_WINS+unlucky", "8", "1000")));
-                }
-                children.forEach(c -> c.awaitLine("READY"::equals, STARTUP));
-                children.forEach(c -> c.send("GO"));
-                List<Long> all = new ArrayList<>();
-                for (ChildJvm c : children) {
-                    c.awaitLine("DONE"::equals, RUN);
-                    c.lines().stream().filter(l -> l.startsWith("N ")).forEach(l -> all.add(Long.parseLong(l.substring(2))));
-                }
-                long counter = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().get(name).current();
-                assertThat(all).as("round %d: no duplicate", round).doesNotHaveDuplicates().hasSize(2000);
-                assertThat(counter).as("round %d: the counter agrees", round).isEqualTo(2000);
-            } finally {
-                children.forEach(ChildJvm::close);
-            }
+            List<Long> all = takeInProcesses(name, "FIRST_WRITER_WINS+unlucky", 2, 8, 1000);
+            long counter = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().get(name).current();
+            assertThat(all).as("round %d: no duplicate", round).doesNotHaveDuplicates().hasSize(2000);
+            assertThat(counter).as("round %d: the counter agrees", round).isEqualTo(2000);
         }
     }
 

@@ -7,6 +7,7 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.engine.ChildJvm;
+import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -37,8 +38,14 @@ public abstract class AbstractMultiProcessObjectStoreTest {
 
     protected abstract EngineConfig config();
 
-    /** A database with no Turnstile schema yet, for the concurrent first-open test. */
-    protected abstract EngineConfig freshDatabase() throws Exception;
+    private final List<String> created = new ArrayList<>();
+
+    /** A database with no Turnstile schema yet, for the concurrent first-open test: a new one on the server. */
+    protected EngineConfig freshDatabase() throws Exception {
+        String name = "ts_fresh_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        created.add(name);
+        return TestDatabases.newDatabase(config(), name);
+    }
 
     @BeforeAll
     void open() {
@@ -47,8 +54,11 @@ public abstract class AbstractMultiProcessObjectStoreTest {
     }
 
     @AfterAll
-    void close() {
+    void close() throws Exception {
         engine.close();
+        for (String name : created) {
+            TestDatabases.dropDatabase(config(), name);
+        }
     }
 
     private UUID newCounter(String className) {
