@@ -60,7 +60,7 @@ final class CooperativeLock implements Strategy {
                 return null;
             });
             // withLock saved with REFRESH: the instance holds what was written.
-            return Series.taken(counter.getProperties().toMap(), count, counter.getDateLastModified());
+            return Series.taken(counter.getProperties(), count, counter.getDateLastModified());
         });
     }
 }

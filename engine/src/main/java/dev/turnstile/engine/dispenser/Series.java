@@ -34,6 +34,9 @@ final class Series {
 
     /** The period key of {@code now}: "" (never resets), "2026", "2026-12" or "2026-12-31"; keys sort by time. */
     static String periodKey(ResetPeriod reset, Instant now) {
+        if (reset == ResetPeriod.NEVER) {
+            return "";
+        }
         LocalDate day = LocalDate.ofInstant(now, ZoneOffset.UTC);
         return switch (reset) {
             case NEVER -> "";
@@ -82,8 +85,13 @@ final class Series {
             return;
         }
         Properties values = change.properties();
+        ResetPeriod reset = ResetPeriod.valueOf(values.getStringValue(RESET));
+        if (reset == ResetPeriod.NEVER) {
+            return;
+        }
         String stored = (String) change.originalValue(PERIOD);
-        String period = currentPeriod(Map.of(PERIOD, stored, RESET, values.getStringValue(RESET)), change.now());
+        String byClock = periodKey(reset, change.now());
+        String period = byClock.compareTo(stored) > 0 ? byClock : stored;
         if (period.equals(stored)) {
             return;
         }
@@ -96,7 +104,15 @@ final class Series {
 
     /** The {@code count} numbers a take wrote: the last ones up to the written counter, in the written period. */
     static NumberBlock taken(Map<String, Object> written, int count, Instant writtenAt) {
-        long last = (Long) written.get(COUNTER);
-        return new NumberBlock(last - count + 1, count, (String) written.get(PERIOD), LocalDate.ofInstant(writtenAt, ZoneOffset.UTC));
+        return taken((Long) written.get(COUNTER), (String) written.get(PERIOD), count, writtenAt);
+    }
+
+    /** The same, from an instance that holds what its save wrote. */
+    static NumberBlock taken(Properties written, int count, Instant writtenAt) {
+        return taken(written.getInt64Value(COUNTER), written.getStringValue(PERIOD), count, writtenAt);
+    }
+
+    private static NumberBlock taken(long last, String period, int count, Instant writtenAt) {
+        return new NumberBlock(last - count + 1, count, period, LocalDate.ofInstant(writtenAt, ZoneOffset.UTC));
     }
 }

@@ -27,6 +27,6 @@ interface Strategy {
             }
             throw e;
         }
-        return Series.taken(o.getProperties().toMap(), count, o.getDateLastModified());
+        return Series.taken(o.getProperties(), count, o.getDateLastModified());
     }
 }
