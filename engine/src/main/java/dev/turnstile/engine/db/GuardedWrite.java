@@ -1,7 +1,7 @@
 package dev.turnstile.engine.db;
 
 import org.hibernate.StatelessSession;
-import org.hibernate.query.NativeQuery;
+import org.hibernate.query.MutationQuery;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -100,7 +100,7 @@ public final class GuardedWrite {
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void setParameter(org.hibernate.query.MutationQuery query, Parameter p) {
+    private static void setParameter(MutationQuery query, Parameter p) {
         query.setParameter(p.name(), p.value(), (Class) p.type());
     }
 }

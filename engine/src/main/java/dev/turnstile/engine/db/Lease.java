@@ -36,8 +36,7 @@ public final class Lease {
      * holder's, or lapsed. {@code orIf} widens that (a waiter with priority); null for none.
      */
     public GuardedWrite take(Object key, String holder, Instant until, Instant now, String orIf, Object... orIfValues) {
-        String condition = holderColumn + " IS NULL OR " + holderColumn + " = :? OR " + expiryColumn + " < :?"
-                + (orIf == null ? "" : " OR " + orIf);
+        String condition = freeMineOrLapsed(":?", ":?") + (orIf == null ? "" : " OR " + orIf);
         Object[] values = new Object[2 + orIfValues.length];
         values[0] = holder;
         values[1] = now;
