@@ -52,8 +52,11 @@ final class Series {
 
     /** The period current at {@code now}: the stored one, or a later one; never an earlier one. */
     static String currentPeriod(Map<String, Object> values, Instant now) {
-        String stored = (String) values.get(PERIOD);
-        String byClock = periodKey(reset(values), now);
+        return currentPeriod(reset(values), (String) values.get(PERIOD), now);
+    }
+
+    private static String currentPeriod(ResetPeriod reset, String stored, Instant now) {
+        String byClock = periodKey(reset, now);
         return byClock.compareTo(stored) > 0 ? byClock : stored;
     }
 
@@ -90,8 +93,7 @@ final class Series {
             return;
         }
         String stored = (String) change.originalValue(PERIOD);
-        String byClock = periodKey(reset, change.now());
-        String period = byClock.compareTo(stored) > 0 ? byClock : stored;
+        String period = currentPeriod(reset, stored, change.now());
         if (period.equals(stored)) {
             return;
         }
