@@ -3,6 +3,10 @@ package dev.turnstile.engine;
 import dev.turnstile.api.EngineConfig;
 
 import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
 
 /**
  * The three databases every contract suite runs on. PostgreSQL and MariaDB are the local servers
@@ -38,19 +42,19 @@ public final class TestDatabases {
     }
 
     /** A new, empty database on the server {@code base} points at (PostgreSQL or MariaDB), for first-open tests. */
-    public static EngineConfig newDatabase(EngineConfig base, String name) throws java.sql.SQLException {
+    public static EngineConfig newDatabase(EngineConfig base, String name) throws SQLException {
         execute(base, "CREATE DATABASE " + name);
         String url = base.jdbcUrl().substring(0, base.jdbcUrl().lastIndexOf('/') + 1) + name;
         return EngineConfig.from(base).jdbcUrl(url).build();
     }
 
-    public static void dropDatabase(EngineConfig base, String name) throws java.sql.SQLException {
+    public static void dropDatabase(EngineConfig base, String name) throws SQLException {
         execute(base, "DROP DATABASE IF EXISTS " + name + (base.jdbcUrl().startsWith("jdbc:postgresql:") ? " WITH (FORCE)" : ""));
     }
 
-    private static void execute(EngineConfig base, String sql) throws java.sql.SQLException {
-        try (java.sql.Connection c = java.sql.DriverManager.getConnection(base.jdbcUrl(), base.username(), base.password());
-             java.sql.Statement s = c.createStatement()) {
+    private static void execute(EngineConfig base, String sql) throws SQLException {
+        try (Connection c = DriverManager.getConnection(base.jdbcUrl(), base.username(), base.password());
+             Statement s = c.createStatement()) {
             s.execute(sql);
         }
     }

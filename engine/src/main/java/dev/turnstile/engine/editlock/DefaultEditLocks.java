@@ -309,7 +309,7 @@ public final class DefaultEditLocks implements EditLocks {
 
     // ---- articles -------------------------------------------------------------------------
 
-    private static UUID idOf(EditResource article) {
+    static UUID idOf(EditResource article) {
         return UUID.nameUUIDFromBytes(("turnstile-article:" + article.resourceId()).getBytes(StandardCharsets.UTF_8));
     }
 

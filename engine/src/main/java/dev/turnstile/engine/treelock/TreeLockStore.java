@@ -11,6 +11,7 @@ import org.hibernate.StatelessSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -69,7 +70,7 @@ final class TreeLockStore {
 
     /** Grants the whole request in one transaction, or throws {@link Blocked} having written nothing. */
     TreeLeaseRecord acquire(String leaseId, String owner, TreeLockRequest request, SortedMap<TreePath, GrayMode> marks,
-                            String ticket, boolean queued, java.time.Duration lease) {
+                            String ticket, boolean queued, Duration lease) {
         return database.inTransaction(() -> "locking " + request + " for " + owner, session -> {
             Instant now = database.now();
             for (Map.Entry<TreePath, GrayMode> mark : marks.entrySet()) {
@@ -117,7 +118,7 @@ final class TreeLockStore {
     }
 
     /** Extends a lease that has not lapsed by {@code lease} from now; the new expiry, or null if it had lapsed. */
-    Instant heartbeat(String leaseId, java.time.Duration lease) {
+    Instant heartbeat(String leaseId, Duration lease) {
         return database.inTransaction(() -> "renewing tree lock lease " + leaseId, session -> {
             Instant now = database.now();
             Instant expiry = now.plus(lease);
@@ -156,7 +157,7 @@ final class TreeLockStore {
     }
 
     /** Queues a waiter at the head of each node it asked for, for {@code lease}, unless an older live waiter is there. */
-    void claimHeads(String leaseId, TreeLockRequest request, String ticket, java.time.Duration lease) {
+    void claimHeads(String leaseId, TreeLockRequest request, String ticket, Duration lease) {
         database.inTransaction(() -> "queueing for " + request, session -> {
             Instant now = database.now();
             Instant headExpiry = now.plus(lease);

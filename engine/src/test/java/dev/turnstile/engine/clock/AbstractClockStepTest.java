@@ -30,6 +30,7 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -147,7 +148,7 @@ public abstract class AbstractClockStepTest {
         } finally {
             finish.countDown();
             dispatching.shutdown();
-            dispatching.awaitTermination(1, java.util.concurrent.TimeUnit.MINUTES);
+            dispatching.awaitTermination(1, TimeUnit.MINUTES);
             engine.changes().unregisterClient(client); // a client left behind would hold back every prune
             treeLock.unlock();
             Files.deleteIfExists(offset);

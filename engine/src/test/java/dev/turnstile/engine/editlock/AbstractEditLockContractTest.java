@@ -98,7 +98,7 @@ public abstract class AbstractEditLockContractTest {
 
     @Test
     void articleObjects_changeOnlyThroughTheEditLockService() {
-        UUID id = UUID.nameUUIDFromBytes(("turnstile-article:" + article.resourceId()).getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        UUID id = DefaultEditLocks.idOf(article);
         var os = engine.session(editorB).objectStore();
         var around = os.fetchCustomObject("EditableArticle", id, dev.turnstile.api.PropertyFilter.ALL);
         around.getProperties().putValue("Html", "<p>vandal</p>");
