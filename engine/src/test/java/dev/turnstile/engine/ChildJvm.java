@@ -99,11 +99,17 @@ public final class ChildJvm implements AutoCloseable {
         return process.exitValue();
     }
 
-    /** SIGKILL: the child gets no chance to commit, roll back or close anything. */
+    /**
+     * SIGKILL: the child gets no chance to commit, roll back or close anything. Sent through the
+     * process handle, not {@code Process.destroyForcibly()}, which also closes our end of the
+     * child's standard output: lines it printed but we had not read yet would be lost, and a test
+     * would count a reported commit as unreported. The reader drains the pipe to its end.
+     */
     public void kill() {
-        process.destroyForcibly();
+        process.toHandle().destroyForcibly();
         try {
             process.waitFor(30, TimeUnit.SECONDS);
+            reader.join(TimeUnit.SECONDS.toMillis(30));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
