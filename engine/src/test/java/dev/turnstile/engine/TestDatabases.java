@@ -5,8 +5,10 @@ import dev.turnstile.api.EngineConfig;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
+import java.util.Locale;
 
 /**
  * The three databases every contract suite runs on. PostgreSQL and MariaDB are the local servers
@@ -56,6 +58,20 @@ public final class TestDatabases {
         try (Connection c = DriverManager.getConnection(base.jdbcUrl(), base.username(), base.password());
              Statement s = c.createStatement()) {
             s.execute(sql);
+        }
+    }
+
+    /** How many transactions of this database wait for a row lock now. */
+    public static int lockWaiters(Connection c) throws Exception {
+        String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
+        String sql = product.contains("postgres")
+                ? "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
+                : product.contains("maria") || product.contains("mysql")
+                ? "SELECT count(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'"
+                : "SELECT count(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL";
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
+            rs.next();
+            return rs.getInt(1);
         }
     }
 

@@ -19,6 +19,7 @@ import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.objects.ObjectStoreServices;
+import dev.turnstile.engine.objects.ObjectTransaction;
 import org.hibernate.StatelessSession;
 
 import java.nio.charset.StandardCharsets;
@@ -27,7 +28,9 @@ import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 
 /** Edit locks on the engine's database; see {@link EditLocks}. */
 public final class DefaultEditLocks implements EditLocks {
@@ -44,6 +47,7 @@ public final class DefaultEditLocks implements EditLocks {
     private final Database database;
     private final ObjectStoreServices objects;
     private final Map<String, EditLockConfig> types;
+    private final Map<String, Paragraphs> paragraphRules = new ConcurrentHashMap<>();
 
     public DefaultEditLocks(Database database, ObjectStoreServices objects, EngineConfig config) {
         this.database = database;
@@ -56,6 +60,10 @@ public final class DefaultEditLocks implements EditLocks {
 
     EditLockConfig config(String type) {
         return types.getOrDefault(type, EditLockConfig.DEFAULTS);
+    }
+
+    private Paragraphs paragraphs(String type) {
+        return paragraphRules.computeIfAbsent(type, t -> new Paragraphs(config(t).htmlTags()));
     }
 
     /** The paper's four rules: state 1, heartbeat within {@code heartbeat}, start within {@code timeout}. */
@@ -103,15 +111,21 @@ public final class DefaultEditLocks implements EditLocks {
         checkUser(user);
         List<EditResource> sorted = checkRequest(resources);
         List<String> ids = sorted.stream().map(EditResource::resourceId).toList();
+        EditResource article = sorted.get(0).article();
         for (int attempt = 1; ; attempt++) {
             try {
-                return database.inTransaction(() -> user + " locking " + ids, session -> {
-                    Instant now = database.now();
+                return objects.inTransaction(() -> user + " locking " + ids, user, tx -> {
+                    StatelessSession session = tx.session();
                     takeTurn(session, user);
+                    // The article row, held to the end: acquires and saves of one article take turns, so a
+                    // paragraph is never granted while a save removes it, nor changed while it is granted.
+                    ObjectTransaction.LockedObject stored = tx.readLocked(ARTICLE_CLASS, idOf(article));
+                    Instant now = tx.now();
+                    checkParagraphsExist(sorted, html(stored));
                     checkLimit(session, user, sorted, now);
                     List<EditLock> granted = new ArrayList<>();
                     for (EditResource r : sorted) {
-                        granted.add(acquireOne(session, user, r, now));
+                        granted.add(acquireOne(session, user, r, now, stored.usn()));
                     }
                     audit(session, now, user, "acquire", ids, "granted", null);
                     return EditLockResult.granted(granted);
@@ -147,6 +161,20 @@ public final class DefaultEditLocks implements EditLocks {
         return resources.stream().distinct().sorted(Comparator.comparing(EditResource::resourceId)).toList();
     }
 
+    /** Paragraph ids are the article's own: a lock on one it does not have could never be saved. */
+    private void checkParagraphsExist(List<EditResource> requested, String html) {
+        Set<String> present = null;
+        for (EditResource r : requested) {
+            if (r.isParagraph()) {
+                present = present == null ? paragraphs(r.type()).byId(html).keySet() : present;
+                if (!present.contains(r.paragraphId())) {
+                    throw EngineRuntimeException.badArgument("edit lock request", r.resourceId(), "the article "
+                            + r.article() + " has no paragraph " + r.paragraphId());
+                }
+            }
+        }
+    }
+
     /** maxLocksPerUser: the user's valid locks of this type elsewhere, plus this request, must fit. */
     private void checkLimit(StatelessSession session, String user, List<EditResource> requested, Instant now) {
         String type = requested.get(0).type();
@@ -164,7 +192,7 @@ public final class DefaultEditLocks implements EditLocks {
         }
     }
 
-    private EditLock acquireOne(StatelessSession session, String user, EditResource resource, Instant now) {
+    private EditLock acquireOne(StatelessSession session, String user, EditResource resource, Instant now, long articleUsn) {
         if (resource.isParagraph()) {
             EditLockRecord article = session.get(EditLockRecord.class, resource.article().resourceId());
             if (article != null && valid(article, now) && !article.userId.equals(user)) {
@@ -194,12 +222,13 @@ public final class DefaultEditLocks implements EditLocks {
             r.startTime = now;
             r.state = 1;
             r.heartBeatTime = now;
+            r.articleUsn = articleUsn;
             session.insert(r); // a concurrent first insert fails the attempt, which goes again and sees the winner
             return toLock(r, resource);
         }
         // The record is invalid (released, or its holder stopped heartbeating or kept it too long): take it over.
         if (!LEASE.guarded(row.resourceId, row.usn).set("lock_id", lockId).set("user_id", user).set("start_time", now)
-                .set("state", 1).set("heart_beat_time", now).update(session)) {
+                .set("state", 1).set("heart_beat_time", now).set("article_usn", articleUsn).update(session)) {
             throw new LostRace();
         }
         row.lockId = lockId;
@@ -252,7 +281,10 @@ public final class DefaultEditLocks implements EditLocks {
         }
     }
 
-    /** The lock's row if {@code user} holds it validly; otherwise the failure the caller learns. */
+    /**
+     * The lock's row if {@code user} holds it validly at {@code now} (or at all, if null); otherwise
+     * the failure the caller learns.
+     */
     private EditLockRecord heldBy(StatelessSession session, String user, String lockId, Instant now) {
         if (lockId == null || lockId.length() > 36) {
             throw EngineRuntimeException.badArgument("edit lock id", lockId, "a lock id as acquire returned it");
@@ -268,7 +300,7 @@ public final class DefaultEditLocks implements EditLocks {
             throw EngineRuntimeException.of(ExceptionCode.E_ACCESS_DENIED, user + " may not use edit lock " + lockId
                     + ": it is not theirs");
         }
-        if (!valid(row, now)) {
+        if (now != null && !valid(row, now)) {
             throw EngineRuntimeException.leaseLapsed(lockId, user, toLock(row, resourceOf(row.resourceId)).expiresAt());
         }
         return row;
@@ -328,7 +360,7 @@ public final class DefaultEditLocks implements EditLocks {
         CustomObject o = store(user).createCustomObject(ARTICLE_CLASS, idOf(a));
         o.getProperties().putValue("ArticleType", type);
         o.getProperties().putValue("ArticleKey", articleId);
-        o.getProperties().putValue("Html", Paragraphs.withIds(html == null ? "" : html, config(type).htmlTags()));
+        o.getProperties().putValue("Html", paragraphs(type).canonical(html == null ? "" : html, Set.of()));
         o.save(RefreshMode.REFRESH);
         auditApart(user, "create", List.of(a.resourceId()), "ok", null);
         return toArticle(a, o);
@@ -343,59 +375,143 @@ public final class DefaultEditLocks implements EditLocks {
     private Article toArticle(EditResource a, CustomObject o) {
         String html = o.getProperties().getStringValue("Html");
         return new Article(a.type(), a.articleId(), html, o.getUpdateSequenceNumber(),
-                config(a.type()).isMinimum() ? Paragraphs.of(html, config(a.type()).htmlTags()) : List.of());
+                config(a.type()).isMinimum() ? paragraphs(a.type()).of(html) : List.of());
     }
 
     private ObjectStore store(String user) {
         return objects.engineStore(user);
     }
 
+    /**
+     * A save refused inside its transaction (rolled back): the reason, and the resource its audit row
+     * is filed under.
+     */
+    private static final class SaveRefused extends RuntimeException {
+        final String resourceId;
+
+        SaveRefused(String resourceId, String reason) {
+            super(reason, null, false, false);
+            this.resourceId = resourceId;
+        }
+    }
+
+    /**
+     * One transaction: the article row locked, the edit lock checked valid by the database clock and
+     * renewed by a USN-guarded write (so no takeover commits between the check and the write), the
+     * article written, the audit row inserted. A lapse or takeover at any moment either happens
+     * before (the save is refused) or after (it waits for this commit).
+     */
     @Override
     public SaveResult save(String user, String lockId, String html, long baseUsn) {
         checkUser(user);
-        EditLockRecord row;
+        if (html == null) {
+            throw EngineRuntimeException.badArgument("article text", null, "text, possibly empty");
+        }
         try {
-            row = database.inTransaction(() -> user + " checking edit lock " + lockId, session ->
-                    heldBy(session, user, lockId, database.now()));
+            return objects.inTransaction(() -> user + " saving under edit lock " + lockId, user, tx -> {
+                StatelessSession session = tx.session();
+                EditResource resource = resourceOf(lockRow(session, user, lockId).resourceId);
+                UUID articleId = idOf(resource.article());
+                ObjectTransaction.LockedObject stored = tx.readLocked(ARTICLE_CLASS, articleId);
+                Instant now = tx.now();
+                EditLockRecord lock;
+                try {
+                    lock = heldBy(session, user, lockId, now);
+                } catch (EngineRuntimeException e) {
+                    throw new SaveRefused(resource.resourceId(), "your edit lock is no longer valid: " + e.getMessage());
+                }
+                if (!LEASE.guarded(lock.resourceId, lock.usn).set("heart_beat_time", now).update(session)) {
+                    throw new SaveRefused(lock.resourceId, "your edit lock is no longer valid: it changed while saving");
+                }
+                String current = html(stored);
+                String next = resource.isParagraph()
+                        ? paragraphText(resource, lock, current, html, baseUsn)
+                        : articleText(session, user, resource, stored, html, baseUsn, now);
+                long usn = stored.usn();
+                if (!next.equals(current)) {
+                    tx.updateLocked(ARTICLE_CLASS, articleId, values -> values.put("Html", next));
+                    usn++;
+                }
+                audit(session, now, user, "save", List.of(lock.resourceId), "saved", "usn " + usn);
+                return SaveResult.saved(usn);
+            });
+        } catch (SaveRefused refused) {
+            auditApart(user, "save", List.of(refused.resourceId), "refused", refused.getMessage());
+            return SaveResult.refused(refused.getMessage(), html);
         } catch (EngineRuntimeException e) {
             auditApart(user, "save", List.of(lockId), "refused", e.getMessage());
-            return SaveResult.refused("your edit lock is no longer valid: " + e.getMessage(), html);
+            return SaveResult.refused(e.getMessage(), html);
         }
-        EditResource resource = resourceOf(row.resourceId);
-        EditResource article = resource.article();
-        List<String> tags = config(article.type()).htmlTags();
-        for (int attempt = 1; ; attempt++) {
-            try {
-                CustomObject o = store(user).fetchCustomObject(ARTICLE_CLASS, idOf(article), PropertyFilter.ALL);
-                String next;
-                if (resource.isParagraph()) {
-                    // Other paragraphs may have changed since the editor loaded the page: merge into the latest.
-                    next = Paragraphs.replace(o.getProperties().getStringValue("Html"), resource.paragraphId(), html);
-                    if (next == null) {
-                        auditApart(user, "save", List.of(row.resourceId), "refused", "paragraph gone");
-                        return SaveResult.refused("paragraph " + resource.paragraphId() + " is no longer in the article", html);
-                    }
-                } else {
-                    if (o.getUpdateSequenceNumber() != baseUsn) {
-                        auditApart(user, "save", List.of(row.resourceId), "refused", "stale USN " + baseUsn);
-                        return SaveResult.refused("the article was changed since you loaded it (your USN " + baseUsn
-                                + ", now " + o.getUpdateSequenceNumber() + ")", html);
-                    }
-                    next = Paragraphs.withIds(html, tags);
-                }
-                o.getProperties().putValue("Html", next);
-                o.save(RefreshMode.REFRESH); // USN-checked against what was just fetched
-                auditApart(user, "save", List.of(row.resourceId), "saved", "usn " + o.getUpdateSequenceNumber());
-                return SaveResult.saved(o.getUpdateSequenceNumber());
-            } catch (EngineRuntimeException e) {
-                boolean retry = e.getExceptionCode() == ExceptionCode.E_OBJECT_MODIFIED && attempt < RACE_ATTEMPTS
-                        && resource.isParagraph();
-                if (!retry) {
-                    auditApart(user, "save", List.of(row.resourceId), "refused", e.getMessage());
-                    return SaveResult.refused(e.getMessage(), html);
-                }
+    }
+
+    /** The row of a lock id (whoever holds it), or the refusal: an unknown id was taken over or never issued. */
+    private EditLockRecord lockRow(StatelessSession session, String user, String lockId) {
+        try {
+            return heldBy(session, user, lockId, null);
+        } catch (EngineRuntimeException e) {
+            throw new SaveRefused(lockId, "your edit lock is no longer valid: " + e.getMessage());
+        }
+    }
+
+    /** A paragraph save: the paragraph's new content merged into the stored article. */
+    private String paragraphText(EditResource paragraph, EditLockRecord lock, String current, String content, long baseUsn) {
+        if (lock.articleUsn != null && baseUsn < lock.articleUsn) {
+            throw new SaveRefused(lock.resourceId, "you loaded the article at USN " + baseUsn + ", before your lock on"
+                    + " paragraph " + paragraph.paragraphId() + " was granted at USN " + lock.articleUsn
+                    + ": load it again and edit from there");
+        }
+        try {
+            String next = paragraphs(paragraph.type()).replace(current, paragraph.paragraphId(), content);
+            if (next == null) {
+                throw new SaveRefused(lock.resourceId, "paragraph " + paragraph.paragraphId() + " is no longer in the article");
+            }
+            return next;
+        } catch (Paragraphs.Split split) {
+            throw new SaveRefused(lock.resourceId, split.getMessage());
+        }
+    }
+
+    /**
+     * An article save: on the USN the editor loaded, and leaving every paragraph another user holds
+     * as it is, where it is (the paper greys them in the article editor; the server enforces it).
+     */
+    private String articleText(StatelessSession session, String user, EditResource article, ObjectTransaction.LockedObject stored,
+                               String html, long baseUsn, Instant now) {
+        if (stored.usn() != baseUsn) {
+            throw new SaveRefused(article.resourceId(), "the article was changed since you loaded it (your USN " + baseUsn
+                    + ", now " + stored.usn() + ")");
+        }
+        Paragraphs rules = paragraphs(article.type());
+        Map<String, String> before = rules.byId(rules.canonical(html(stored)));
+        String next = rules.canonical(html, before.keySet());
+        Map<String, String> after = rules.byId(next);
+        List<String> keptBefore = before.keySet().stream().filter(after::containsKey).toList();
+        List<String> keptAfter = after.keySet().stream().filter(before::containsKey).toList();
+        for (EditLockRecord held : paragraphLocks(session, article)) {
+            if (!valid(held, now) || held.userId.equals(user)) {
+                continue;
+            }
+            String pid = resourceOf(held.resourceId).paragraphId();
+            String change = !before.containsKey(pid) ? null
+                    : !after.containsKey(pid) ? "remove"
+                    : !after.get(pid).equals(before.get(pid)) ? "change"
+                    : keptBefore.indexOf(pid) != keptAfter.indexOf(pid) ? "move" : null;
+            if (change != null) {
+                throw new SaveRefused(article.resourceId(), "the save would " + change + " paragraph " + pid + ", which "
+                        + held.userId + " is editing since " + held.startTime + "; leave it as it is");
             }
         }
+        return next;
+    }
+
+    private static List<EditLockRecord> paragraphLocks(StatelessSession session, EditResource article) {
+        return session.createSelectionQuery("from EditLockRecord l where l.resourceId like :p escape '" + Sql.LIKE_ESCAPE
+                        + "'", EditLockRecord.class)
+                .setParameter("p", Sql.likeLiteral(article.resourceId()) + "#%").getResultList();
+    }
+
+    private static String html(ObjectTransaction.LockedObject article) {
+        return (String) article.values().get("Html");
     }
 
     /** Audit rows of an operation, in its own transaction: the row commits with what it records. */

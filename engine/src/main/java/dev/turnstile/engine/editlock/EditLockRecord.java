@@ -41,6 +41,14 @@ public class EditLockRecord {
     @Column(name = "usn", nullable = false)
     long usn;
 
+    /**
+     * The article's USN when this lock was granted: a paragraph save must build on a load at least
+     * that recent, since only then nobody else can have changed the paragraph under the editor.
+     * Null on rows written before it was recorded.
+     */
+    @Column(name = "article_usn")
+    Long articleUsn;
+
     protected EditLockRecord() {
     }
 }

@@ -182,6 +182,13 @@ final class ObjectPersistence {
         }
 
         @Override
+        public LockedObject readLocked(String className, UUID id) {
+            ObjectRecord record = lockedRecord(session, className, id);
+            advance(record.dateLastModified);
+            return new LockedObject(record.usn, toState(session, record).values());
+        }
+
+        @Override
         public Map<String, Object> updateLocked(String className, UUID id, Consumer<Map<String, Object>> change) {
             ObjectRecord record = lockedRecord(session, className, id);
             advance(record.dateLastModified);

@@ -23,6 +23,16 @@ public interface ObjectTransaction {
     Instant now();
 
     /**
+     * Reads the object FOR UPDATE: its USN and values stay as read until this transaction ends.
+     * {@code E_OBJECT_NOT_FOUND} if there is no such object.
+     */
+    LockedObject readLocked(String className, UUID id);
+
+    /** An object as {@link #readLocked} read it. */
+    record LockedObject(long usn, Map<String, Object> values) {
+    }
+
+    /**
      * Reads the object FOR UPDATE, applies {@code change} to its values, runs the class's
      * preprocessors, validates and writes it, in this transaction; returns the values written.
      */

@@ -9,6 +9,7 @@ import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.ResetPeriod;
 import dev.turnstile.engine.MutableClock;
+import dev.turnstile.engine.TestDatabases;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -18,7 +19,6 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.sql.Statement;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +26,6 @@ import java.time.ZoneId;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeMap;
@@ -172,10 +171,10 @@ public abstract class AbstractDispenserPeriodTest {
                         values = rs.getString(1);
                     }
                 }
-                int waitingBefore = lockWaiters(watch);
+                int waitingBefore = TestDatabases.lockWaiters(watch);
                 Future<String> waiting = taker.submit(d::nextFormatted);
                 Awaitility.await("the taker waits for the counter row").atMost(Duration.ofSeconds(30))
-                        .until(() -> lockWaiters(watch) > waitingBefore);
+                        .until(() -> TestDatabases.lockWaiters(watch) > waitingBefore);
 
                 // Midnight passes while it waits; another node takes the new day's first number.
                 clock.set(Instant.parse("2027-02-02T00:00:01Z"));
@@ -192,20 +191,6 @@ public abstract class AbstractDispenserPeriodTest {
             } finally {
                 taker.shutdownNow();
             }
-        }
-    }
-
-    /** How many transactions of this database wait for a row lock now. */
-    private static int lockWaiters(Connection c) throws Exception {
-        String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
-        String sql = product.contains("postgres")
-                ? "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
-                : product.contains("maria") || product.contains("mysql")
-                ? "SELECT count(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'"
-                : "SELECT count(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL";
-        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
-            rs.next();
-            return rs.getInt(1);
         }
     }
 }

@@ -368,6 +368,202 @@ public abstract class AbstractEditLockContractTest {
         assertThat(locks.status(EditResource.article(WIKI, underscored.articleId())).paragraphLocks()).isEmpty();
     }
 
+    // ---- paragraph granularity without lost updates ---------------------------------------------
+
+    /** The article's HTML with paragraph {@code n}'s outer HTML replaced by {@code replacement}. */
+    private String withParagraph(Article a, int n, String replacement) {
+        String html = a.html();
+        String p = a.paragraphs().get(n - 1).html();
+        assertThat(html).contains(p);
+        return html.replace(p, replacement);
+    }
+
+    private static String inner(Paragraph p) {
+        return p.html().substring(p.html().indexOf('>') + 1, p.html().lastIndexOf('<'));
+    }
+
+    @Test
+    void case7_bsArticleSaveMayNotChangeRemoveOrMoveParagraph2_whichAHolds_andNeitherWriteIsLost() {
+        EditLock a = locks.acquire(editorA, paragraph(2)).lock();
+        Article loadedByA = locks.article(article);
+        EditLock b = locks.acquire(editorB, article).lock();
+        Article loadedByB = locks.article(article);
+        String p2 = paragraphs.get(1).id();
+        String holder = editorA + " is editing since " + a.startTime() + "; leave it as it is";
+
+        String changed = withParagraph(loadedByB, 2, "<p data-pid=\"" + p2 + "\">Beijing, by B.</p>");
+        SaveResult r = locks.save(editorB, b.lockId(), changed, loadedByB.usn());
+        assertThat(r.saved()).isFalse();
+        assertThat(r.reason()).isEqualTo("the save would change paragraph " + p2 + ", which " + holder);
+        assertThat(r.text()).isEqualTo(changed);
+        String removed = withParagraph(loadedByB, 2, "");
+        assertThat(locks.save(editorB, b.lockId(), removed, loadedByB.usn()).reason())
+                .isEqualTo("the save would remove paragraph " + p2 + ", which " + holder);
+        String p1 = loadedByB.paragraphs().get(0).html();
+        String moved = withParagraph(loadedByB, 1, "").replace(loadedByB.paragraphs().get(1).html(),
+                loadedByB.paragraphs().get(1).html() + p1);
+        assertThat(locks.save(editorB, b.lockId(), moved, loadedByB.usn()).reason())
+                .isEqualTo("the save would move paragraph " + p2 + ", which " + holder);
+        // Renaming its id is removing it (the renamed copy gets a fresh id).
+        String renamed = loadedByB.html().replace("data-pid=\"" + p2 + "\"", "data-pid=\"mine\"");
+        assertThat(locks.save(editorB, b.lockId(), renamed, loadedByB.usn()).reason()).contains("would remove paragraph " + p2);
+        assertThat(locks.article(article).usn()).isEqualTo(loadedByB.usn());
+
+        // B changes paragraph 1 and inserts one after paragraph 2, which the browser handed back with its
+        // own attributes on it: saved. Then A saves paragraph 2: merged. Both writes are in the article.
+        String p2AsTheBrowserSendsIt = loadedByB.paragraphs().get(1).html().replace("<p ", "<p contenteditable=\"false\" class=\"locked-other\" ");
+        String bsVersion = withParagraph(loadedByB, 1, "<p data-pid=\"" + paragraphs.get(0).id() + "\">Cities, by B.</p>")
+                .replace(loadedByB.paragraphs().get(1).html(), p2AsTheBrowserSendsIt + "<p>New, by B.</p>");
+        assertThat(locks.save(editorB, b.lockId(), bsVersion, loadedByB.usn()).saved()).isTrue();
+        assertThat(locks.save(editorA, a.lockId(), "Beijing, by A.", loadedByA.usn()).saved()).isTrue();
+        Article end = locks.article(article);
+        assertThat(end.paragraphs()).extracting(Paragraph::html).containsExactly(
+                "<p data-pid=\"" + paragraphs.get(0).id() + "\">Cities, by B.</p>",
+                "<p data-pid=\"" + p2 + "\">Beijing, by A.</p>",
+                "<p data-pid=\"" + end.paragraphs().get(2).id() + "\">New, by B.</p>",
+                paragraphs.get(2).html(), paragraphs.get(3).html());
+        assertThat(((DefaultEditLocks) locks).auditOf(article.resourceId())).contains(editorB + " save refused", editorB + " save saved");
+        assertThat(((DefaultEditLocks) locks).auditOf(paragraph(2).resourceId())).contains(editorA + " save saved");
+    }
+
+    @Test
+    void paragraphIdsBelongToTheServer_aSaveCannotAimALaterSaveAtOtherText() {
+        String p3 = paragraphs.get(2).id();
+        EditLock a = locks.acquire(editorA, paragraph(1)).lock();
+        Article loaded = locks.article(article);
+        assertThat(locks.save(editorA, a.lockId(), "Beijing <b data-pid=\"" + p3 + "\">is</b> a city.", loaded.usn()).saved()).isTrue();
+        assertThat(locks.article(article).paragraphs().get(0).html())
+                .isEqualTo("<p data-pid=\"" + paragraphs.get(0).id() + "\">Beijing <b>is</b> a city.</p>");
+        EditLock c = locks.acquire(editorC, paragraph(3)).lock();
+        assertThat(locks.save(editorC, c.lockId(), "code by C", locks.article(article).usn()).saved()).isTrue();
+        Article end = locks.article(article);
+        assertThat(end.paragraphs().get(0).html()).isEqualTo("<p data-pid=\"" + paragraphs.get(0).id() + "\">Beijing <b>is</b> a city.</p>");
+        assertThat(end.paragraphs().get(2).html()).isEqualTo("<pre data-pid=\"" + p3 + "\">code by C</pre>");
+
+        // An article save may keep ids the article has, once; invented, empty and repeated ones are replaced.
+        locks.release(editorA, a.lockId());
+        locks.release(editorC, c.lockId());
+        EditLock whole = locks.acquire(editorB, article).lock();
+        String p1 = paragraphs.get(0).id();
+        String html = "<p data-pid=\"" + p1 + "\">one</p><p data-pid=\"" + p1 + "\">two</p><p data-pid=\"\">three</p>"
+                + "<p data-pid=\"invented\">four</p><h2 data-pid=\"" + p3 + "\">heading</h2>";
+        assertThat(locks.save(editorB, whole.lockId(), html, end.usn()).saved()).isTrue();
+        List<String> ids = locks.article(article).paragraphs().stream().map(Paragraph::id).toList();
+        assertThat(ids).hasSize(4).doesNotHaveDuplicates().doesNotContain("", "invented", p3).startsWith(p1);
+        assertThat(ids).allMatch(id -> id.matches("p[a-z0-9]{8}"));
+        assertThat(locks.article(article).html()).contains("<h2>heading</h2>");
+        EngineRuntimeException unknown = failure(() -> locks.acquire(editorA, EditResource.paragraph(WIKI, article.articleId(), "invented")));
+        assertThat(unknown).hasMessage("E_BAD_VALUE: Bad value for edit lock request: \"" + article.resourceId() + "#invented\" (the"
+                + " article " + article.resourceId() + " has no paragraph invented)");
+        assertThat(locks.status(article).paragraphLocks()).isEmpty();
+    }
+
+    @Test
+    void savedHtmlIsSanitised() {
+        EditLock whole = locks.acquire(editorA, article).lock();
+        String hostile = "<p onclick=\"steal()\" style=\"x\">Hi <a href=\"javascript:steal()\">link</a>"
+                + " <a href=\"https://example.org/\">ok</a><img src=x onerror=steal()></p><script>steal()</script>"
+                + "<iframe src=\"https://evil.example/\"></iframe>";
+        assertThat(locks.save(editorA, whole.lockId(), hostile, locks.article(article).usn()).saved()).isTrue();
+        String stored = locks.article(article).html();
+        assertThat(stored).doesNotContain("onclick", "style", "javascript", "onerror", "script", "iframe", "steal")
+                .contains("<a href=\"https://example.org/\">ok</a>");
+        EditLock p = locks.acquire(editorA, paragraph(locks.article(article), 1)).lock();
+        assertThat(locks.save(editorA, p.lockId(), "<span onmouseover=\"steal()\">x</span><script>steal()</script>",
+                locks.article(article).usn()).saved()).isTrue();
+        assertThat(locks.article(article).html()).doesNotContain("steal", "onmouseover").contains("<span>x</span>");
+    }
+
+    @Test
+    void savingAParagraphUnchanged_isByteForByteANoOp_markupKept() {
+        EditLock whole = locks.acquire(editorA, article).lock();
+        String rich = "<h1>Cities</h1>\n<p>Beijing is <b>big</b> &amp; <a href=\"https://en.wikipedia.org/wiki/Beijing\">old</a>"
+                + " &lt;really&gt;&nbsp;—&nbsp;北京.<br>Second line.</p>\n  <pre>  code\n   indented</pre>";
+        assertThat(locks.save(editorA, whole.lockId(), rich, locks.article(article).usn()).saved()).isTrue();
+        locks.release(editorA, whole.lockId());
+        Article before = locks.article(article);
+        for (int n = 1; n <= 2; n++) {
+            EditLock p = locks.acquire(editorB, paragraph(before, n)).lock();
+            SaveResult r = locks.save(editorB, p.lockId(), inner(before.paragraphs().get(n - 1)), before.usn());
+            assertThat(r.saved()).isTrue();
+            assertThat(r.usn()).isEqualTo(before.usn());
+            locks.release(editorB, p.lockId());
+        }
+        Article after = locks.article(article);
+        assertThat(after.html()).isEqualTo(before.html());
+        assertThat(after.usn()).isEqualTo(before.usn());
+        assertThat(after.html()).contains("<b>big</b>", "<a href=\"https://en.wikipedia.org/wiki/Beijing\">old</a>", "<br>", "北京");
+    }
+
+    private static EditResource paragraph(Article a, int n) {
+        return EditResource.paragraph(a.type(), a.articleId(), a.paragraphs().get(n - 1).id());
+    }
+
+    @Test
+    void aParagraphSaveThatWouldSplitTheParagraph_isRefused() {
+        EditLock p = locks.acquire(editorA, paragraph(1)).lock();
+        Article loaded = locks.article(article);
+        SaveResult r = locks.save(editorA, p.lockId(), "one</p><p>two", loaded.usn());
+        assertThat(r.saved()).isFalse();
+        assertThat(r.text()).isEqualTo("one</p><p>two");
+        SaveResult block = locks.save(editorA, p.lockId(), "one<div>two</div>", loaded.usn());
+        assertThat(block.reason()).isEqualTo("the text for paragraph " + paragraphs.get(0).id() + " holds a paragraph of its own"
+                + " (p, pre) or a block that ends one; save it as the article instead");
+        assertThat(locks.article(article).html()).isEqualTo(loaded.html());
+    }
+
+    @Test
+    void aParagraphSaveBuiltOnALoadOlderThanItsLock_isRefused_soTheFormerHoldersSaveStays() {
+        Article loadedByB = locks.article(article); // B's page, before anything below
+        EditLock a = locks.acquire(editorA, paragraph(2)).lock();
+        assertThat(locks.save(editorA, a.lockId(), "Beijing, by A.", locks.article(article).usn()).saved()).isTrue();
+        clock.advance(Duration.ofMinutes(3)); // A's lock lapses
+        EditLock b = locks.acquire(editorB, paragraph(2)).lock();
+        SaveResult stale = locks.save(editorB, b.lockId(), "Beijing is a city, by B.", loadedByB.usn());
+        assertThat(stale.saved()).isFalse();
+        assertThat(stale.reason()).isEqualTo("you loaded the article at USN " + loadedByB.usn() + ", before your lock on paragraph "
+                + paragraphs.get(1).id() + " was granted at USN " + (loadedByB.usn() + 1) + ": load it again and edit from there");
+        assertThat(locks.article(article).html()).contains("Beijing, by A.");
+        assertThat(locks.save(editorB, b.lockId(), "Beijing, by A and B.", locks.article(article).usn()).saved()).isTrue();
+    }
+
+    /**
+     * The save checks its lock and writes the article in one transaction: A's save waits for the
+     * article row (another connection holds it) while A's lock lapses and B asks for it. Whatever
+     * order the database lets them through, A's text is refused and handed back and B holds the lock.
+     */
+    @Test
+    void aLapseAndTakeoverWhileASaveWaits_theSaveIsRefused() throws Exception {
+        EditLock a = locks.acquire(editorA, paragraph(2)).lock();
+        long usn = locks.article(article).usn();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (java.sql.Connection holder = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+             java.sql.Connection watch = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password())) {
+            holder.setAutoCommit(false);
+            try (var lock = holder.prepareStatement("SELECT usn FROM ts_object WHERE id = ? FOR UPDATE")) {
+                lock.setObject(1, DefaultEditLocks.idOf(article));
+                lock.executeQuery().close();
+            }
+            int before = dev.turnstile.engine.TestDatabases.lockWaiters(watch);
+            Future<SaveResult> save = pool.submit(() -> locks.save(editorA, a.lockId(), "Beijing, late, by A.", usn));
+            org.awaitility.Awaitility.await("A's save waits for the article row").atMost(Duration.ofSeconds(30))
+                    .until(() -> dev.turnstile.engine.TestDatabases.lockWaiters(watch) > before);
+            clock.advance(Duration.ofMinutes(3)); // A's lock lapses
+            Future<EditLockResult> takeover = pool.submit(() -> locks.acquire(editorB, paragraph(2)));
+            org.awaitility.Awaitility.await("B's request waits too, or is granted").atMost(Duration.ofSeconds(30))
+                    .until(() -> takeover.isDone() || dev.turnstile.engine.TestDatabases.lockWaiters(watch) > before + 1);
+            holder.rollback();
+            SaveResult r = save.get(30, TimeUnit.SECONDS);
+            assertThat(takeover.get(30, TimeUnit.SECONDS).lock().userId()).isEqualTo(editorB);
+            assertThat(r.saved()).isFalse();
+            assertThat(r.text()).isEqualTo("Beijing, late, by A.");
+            assertThat(r.reason()).startsWith("your edit lock is no longer valid");
+            assertThat(locks.article(article).html()).doesNotContain("late");
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void badInput_failsWithAClearError() {
         assertThat(failure(() -> EditResource.article("wiki", "bad id!")).getMessage()).contains("article id").contains("bad id!");
