@@ -36,7 +36,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Two users in two real browser sessions (Debian's headless Chromium through chromedriver) play
- * the paper's cases 2, 7, 8 and 9 on the article page, and save a paragraph.
+ * the paper's cases 2, 7, 8 and 9 on the article page, and save a paragraph; case 7 as a user
+ * does it (the article editor shows the held paragraph read-only, and a tampered save of it is
+ * refused); an unchanged paragraph save that keeps its markup byte for byte; a reload.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EditPageBrowserTest {
@@ -164,5 +166,77 @@ class EditPageBrowserTest {
         message(alice, "Saved");
         assertThat(engine.editLocks().article(EditResource.article("wiki", id)).html()).contains("Shanghai is the largest city.");
         wait(bob).until(d -> !paragraph(d, p2).getAttribute("class").contains("locked-other"));
+    }
+
+    private static Object js(WebDriver d, String script, Object... args) {
+        return ((org.openqa.selenium.JavascriptExecutor) d).executeScript(script, args);
+    }
+
+    @Test
+    void case7AsAUserDoesIt_theHeldParagraphIsReadOnlyInTheArticleEditor_andNoWriteIsLost() throws Exception {
+        String id = "case7-" + UUID.randomUUID().toString().substring(0, 8);
+        EditResource resource = EditResource.article("wiki", id);
+        Article article = engine.editLocks().createArticle("setup", "wiki", id, "<h2>Cities</h2><p>Beijing is <b>the capital</b>.</p>"
+                + "<p>Shanghai is large.</p><p>Shenzhen is <a href=\"https://example.org/\">young</a>.</p>");
+        String p1 = article.paragraphs().get(0).id();
+        String p2 = article.paragraphs().get(1).id();
+        String page = "/edit/wiki/" + id;
+        WebDriver alice = browser("alice", page);
+        WebDriver bob = browser("bob", page);
+        wait(bob).until(d -> d.findElement(By.cssSelector("#paragraphs h2")).getText().equals("Cities"));
+
+        // bob saves paragraph 1 unchanged: the article stays byte for byte as it was, markup and all.
+        clickEdit(bob, p1);
+        wait(bob).until(ExpectedConditions.visibilityOfElementLocated(By.id("editor")));
+        wait(bob).until(d -> d.findElement(By.cssSelector("#editor-text b")).getText().equals("the capital"));
+        bob.findElement(By.id("save")).click();
+        message(bob, "Saved");
+        Article unchanged = engine.editLocks().article(resource);
+        assertThat(unchanged.html()).isEqualTo(article.html());
+        assertThat(unchanged.usn()).isEqualTo(article.usn());
+
+        clickEdit(alice, p2);
+        wait(alice).until(ExpectedConditions.visibilityOfElementLocated(By.id("editor")));
+        bob.findElement(By.id("edit-article")).click();
+        message(bob, "Editing the article");
+        WebElement held = bob.findElement(By.cssSelector("#editor-text [data-pid='" + p2 + "']"));
+        assertThat(held.getAttribute("contenteditable")).isEqualTo("false");
+        assertThat(held.getAttribute("class")).contains("locked-other");
+        assertThat(js(bob, "return arguments[0].isContentEditable", held)).isEqualTo(false);
+
+        // Going around the page (the DOM changed by hand) does not get past the server.
+        js(bob, "arguments[0].textContent = 'Shanghai, tampered by bob.'", held);
+        bob.findElement(By.id("save")).click();
+        message(bob, "Not saved", "paragraph " + p2, "alice");
+        assertThat(bob.findElement(By.id("editor-text")).getText()).contains("tampered by bob");
+        bob.findElement(By.id("cancel")).click();
+        wait(bob).until(ExpectedConditions.invisibilityOfElementLocated(By.id("editor")));
+
+        // bob edits paragraph 1 in the article editor and saves; alice saves paragraph 2: both land.
+        bob.findElement(By.id("edit-article")).click();
+        message(bob, "Editing the article");
+        WebElement first = bob.findElement(By.cssSelector("#editor-text [data-pid='" + p1 + "'] b"));
+        first.click();
+        first.sendKeys(" city");
+        bob.findElement(By.id("save")).click();
+        message(bob, "Saved");
+        WebElement text = alice.findElement(By.id("editor-text"));
+        text.clear();
+        text.sendKeys("Shanghai is the largest city.");
+        alice.findElement(By.id("save")).click();
+        message(alice, "Saved");
+        Article end = engine.editLocks().article(resource);
+        assertThat(end.paragraphs()).extracting(p -> p.id()).startsWith(p1, p2);
+        assertThat(end.paragraphs().get(0).html()).contains("city").contains("<b>");
+        assertThat(end.paragraphs().get(1).html()).isEqualTo("<p data-pid=\"" + p2 + "\">Shanghai is the largest city.</p>");
+        assertThat(end.paragraphs().get(2).html()).isEqualTo(article.paragraphs().get(2).html());
+
+        // A reload keeps who is signed in, and a lock of one's own (taken in another tab) is not greyed.
+        var own = engine.editLocks().acquire("alice", EditResource.paragraph("wiki", id, p1)).lock();
+        alice.navigate().refresh();
+        wait(alice).until(ExpectedConditions.textToBe(By.id("me"), "alice"));
+        wait(alice).until(d -> paragraph(d, p1).getAttribute("class").contains("mine"));
+        assertThat(paragraph(alice, p1).getAttribute("class")).doesNotContain("locked-other");
+        engine.editLocks().release("alice", own.lockId());
     }
 }

@@ -373,7 +373,8 @@ public final class DefaultEditLocks implements EditLocks {
     }
 
     private Article toArticle(EditResource a, CustomObject o) {
-        String html = o.getProperties().getStringValue("Html");
+        // Sanitised on the way out too: an article stored before sanitising reaches no page as it was.
+        String html = paragraphs(a.type()).canonical(o.getProperties().getStringValue("Html"));
         return new Article(a.type(), a.articleId(), html, o.getUpdateSequenceNumber(),
                 config(a.type()).isMinimum() ? paragraphs(a.type()).of(html) : List.of());
     }

@@ -14,6 +14,7 @@ import dev.turnstile.api.SaveResult;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -55,6 +56,7 @@ final class EditRoutes {
         Article article = locks.article(a);
         EditStatus status = locks.status(a);
         Map<String, Object> body = new LinkedHashMap<>();
+        body.put("me", user(ctx));
         body.put("type", article.type());
         body.put("id", article.articleId());
         body.put("usn", article.usn());
@@ -145,6 +147,9 @@ final class EditRoutes {
         m.put("paragraph", l.resource().paragraphId());
         m.put("since", l.startTime().toString());
         m.put("expiresAt", l.expiresAt().toString());
+        // The page heartbeats at the interval the server states, never by its own clock against expiresAt.
+        long left = Duration.between(l.heartBeatTime(), l.expiresAt()).toMillis();
+        m.put("heartbeatEveryMillis", Math.max(1000, left / 3));
         return m;
     }
 
