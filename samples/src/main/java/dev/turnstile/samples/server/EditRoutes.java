@@ -23,7 +23,7 @@ import java.util.Map;
 /**
  * The edit lock endpoints and the article page:
  * <ul>
- *   <li>{@code GET /api/articles/{type}/{id}}: HTML, USN, paragraphs and who edits what;
+ *   <li>{@code GET /api/articles/{type}/{id}}: who asks ({@code me}), HTML, USN, paragraphs and who edits what;
  *       {@code PUT} with {@code {"html"}} creates it
  *   <li>{@code POST /api/articles/{type}/{id}/locks} with {@code {}} (the article) or
  *       {@code {"paragraphs": [ids]}}: 200 with the locks, 409 naming the holder and since when
