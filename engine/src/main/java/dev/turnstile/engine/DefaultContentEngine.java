@@ -37,7 +37,7 @@ final class DefaultContentEngine implements ContentEngine {
     DefaultContentEngine(EngineConfig config) {
         this.config = config;
         // Policies first: a bad policy fails the open before any connection is made.
-        this.retryPolicies = new DefaultRetryPolicies(config.retryPolicies(), config.source());
+        this.retryPolicies = new DefaultRetryPolicies(config.retryPolicies(), config.source(), config.hostTransactions());
         if (!retryPolicies.names().contains(config.treeLockRetryPolicy())) {
             throw EngineRuntimeException.configInvalid(config.source(), "treeLocks.retryPolicy", config.treeLockRetryPolicy(),
                     "no such retry policy; known policies are " + retryPolicies.names());

@@ -1,5 +1,6 @@
 package dev.turnstile.api;
 
+import javax.sql.DataSource;
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
@@ -27,6 +28,8 @@ public final class EngineConfig {
     public static final String DEFAULT_TREE_LOCK_RETRY_POLICY = "tree-lock";
 
     private final String jdbcUrl;
+    private final DataSource dataSource;
+    private final HostTransactions hostTransactions;
     private final String username;
     private final String password;
     private final int maxPoolSize;
@@ -44,6 +47,8 @@ public final class EngineConfig {
 
     private EngineConfig(Builder b) {
         this.jdbcUrl = b.jdbcUrl;
+        this.dataSource = b.dataSource;
+        this.hostTransactions = b.hostTransactions;
         this.username = b.username;
         this.password = b.password;
         this.maxPoolSize = b.maxPoolSize;
@@ -71,7 +76,8 @@ public final class EngineConfig {
     /** A builder holding this configuration's values. */
     public static Builder from(EngineConfig base) {
         return new Builder()
-                .jdbcUrl(base.jdbcUrl).username(base.username).password(base.password)
+                .jdbcUrl(base.jdbcUrl).dataSource(base.dataSource).hostTransactions(base.hostTransactions)
+                .username(base.username).password(base.password)
                 .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout)
                 .clock(base.clock).lockBreakerRole(base.lockBreakerRole).retryPolicies(base.retryPolicies)
                 .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers)
@@ -79,8 +85,19 @@ public final class EngineConfig {
                 .changesEnabled(base.changesEnabled).editLockTypes(base.editLockTypes).source(base.source);
     }
 
+    /** The URL of the engine's own pool; with a {@link #dataSource()}, only a name for messages. */
     public String jdbcUrl() {
         return jdbcUrl;
+    }
+
+    /** The host's pool, which the engine uses and never closes; null: the engine's own pool on {@link #jdbcUrl()}. */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
+    /** Where the host's transaction is, for Turnstile's work to join it; {@link HostTransactions#NONE} by default. */
+    public HostTransactions hostTransactions() {
+        return hostTransactions;
     }
 
     public String username() {
@@ -159,7 +176,8 @@ public final class EngineConfig {
 
     @Override
     public String toString() {
-        return "EngineConfig{jdbcUrl=" + jdbcUrl + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
+        return "EngineConfig{jdbcUrl=" + jdbcUrl + (dataSource == null ? "" : ", dataSource=" + dataSource)
+                + (hostTransactions == HostTransactions.NONE ? "" : ", hostTransactions=" + hostTransactions) + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
                 + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout
                 + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole
                 + ", retryPolicies=" + retryPolicies + ", dispenserAdminRole=" + dispenserAdminRole
@@ -169,6 +187,8 @@ public final class EngineConfig {
 
     public static final class Builder {
         private String jdbcUrl = DEFAULT_JDBC_URL;
+        private DataSource dataSource;
+        private HostTransactions hostTransactions = HostTransactions.NONE;
         private String username = "sa";
         private String password = "";
         private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
@@ -302,6 +322,23 @@ public final class EngineConfig {
                         "must be at least 250ms");
             }
             this.connectionTimeout = connectionTimeout;
+            return this;
+        }
+
+        /**
+         * The host's pool: the engine takes its connections from it (its own transactions turn
+         * auto-commit off while they run and keep the pool's isolation; READ COMMITTED, or MariaDB's
+         * REPEATABLE READ, is what its USN checks are written for) and never closes it. Null: the
+         * engine's own HikariCP pool on the URL.
+         */
+        public Builder dataSource(DataSource dataSource) {
+            this.dataSource = dataSource;
+            return this;
+        }
+
+        /** Where the host's transaction is; see {@link HostTransactions}. */
+        public Builder hostTransactions(HostTransactions hostTransactions) {
+            this.hostTransactions = Objects.requireNonNull(hostTransactions, "hostTransactions");
             return this;
         }
 

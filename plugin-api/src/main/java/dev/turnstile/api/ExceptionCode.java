@@ -3,7 +3,8 @@ package dev.turnstile.api;
 /**
  * Why an engine call failed. The names follow FileNet P8's {@code ExceptionCode} where FileNet has
  * the case; the {@code E_RETRY_*}, {@code E_CONFIG_*}, {@code E_DATABASE_*} and
- * {@code E_INTERRUPTED}, {@code E_LOCK_TIMEOUT} and {@code E_LEASE_LAPSED} codes are Turnstile's own.
+ * {@code E_INTERRUPTED}, {@code E_LOCK_TIMEOUT}, {@code E_LEASE_LAPSED} and
+ * {@code E_HOST_TRANSACTION} codes are Turnstile's own.
  */
 public enum ExceptionCode {
     /** A save carried an update sequence number that no longer matches the stored one. */
@@ -39,5 +40,10 @@ public enum ExceptionCode {
     /** A tree lock was not granted within the time the caller would wait. */
     E_LOCK_TIMEOUT,
     /** A lease (a tree lock) lapsed before its holder renewed it: the holder no longer holds it. */
-    E_LEASE_LAPSED
+    E_LEASE_LAPSED,
+    /**
+     * An operation that needs transactions of its own was called inside the host's transaction
+     * (see {@link HostTransactions}); nothing was done.
+     */
+    E_HOST_TRANSACTION
 }

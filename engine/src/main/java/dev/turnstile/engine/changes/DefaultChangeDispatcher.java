@@ -54,6 +54,7 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
 
     @Override
     public DispatchReport runOnce() {
+        feed.database.refuseInHostTransaction("Change dispatching");
         long head = feed.sequencer.sequence();
         List<ClientRecord> behind = feed.database.inTransaction(() -> name + " looking for clients", session ->
                 session.createSelectionQuery("from ClientRecord c where c.position < :head and (c.holder is null"

@@ -6,6 +6,7 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.HostTransactions;
 import jakarta.persistence.PersistenceException;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
@@ -17,12 +18,14 @@ import org.hibernate.tool.schema.Action;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -36,7 +39,10 @@ import java.util.function.Supplier;
 public final class Database implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(Database.class);
 
-    private final HikariDataSource dataSource;
+    private final DataSource dataSource;
+    /** The engine's own pool, closed with it; null when it runs on the host's. */
+    private final HikariDataSource ownPool;
+    private final HostTransactions host;
     private final SessionFactory sessionFactory;
     private final StatementCounter counter = new StatementCounter();
     private final Clock clock;
@@ -45,7 +51,9 @@ public final class Database implements AutoCloseable {
     private final ThreadLocal<int[]> openTransactions = ThreadLocal.withInitial(() -> new int[1]);
 
     public Database(EngineConfig config, List<Class<?>> entities) {
-        this.dataSource = openPool(config);
+        this.ownPool = config.dataSource() == null ? openPool(config) : null;
+        this.dataSource = ownPool != null ? ownPool : config.dataSource();
+        this.host = config.hostTransactions();
         try {
             this.productName = productName(dataSource);
             SchemaUpgrade.run(dataSource, productName);
@@ -57,14 +65,18 @@ public final class Database implements AutoCloseable {
                     .schemaToolingAction(Action.UPDATE)
                     .property(AvailableSettings.JAKARTA_NON_JTA_DATASOURCE, dataSource)
                     .property(AvailableSettings.JDBC_TIME_ZONE, "UTC")
-                    .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, false);
+                    // Work that joins the host's transaction runs on its connection without a
+                    // Hibernate transaction; everything else begins one (inTransaction).
+                    .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, true);
             this.sessionFactory = hibernate.createEntityManagerFactory();
             SchemaInstaller.awaitValidSchema(sessionFactory, config.jdbcUrl());
             this.clock = config.clock() != null ? config.clock()
                     : new DatabaseClock(dataSource, productName, () -> openTransactions.get()[0] == 0,
                     DatabaseClock.RESYNC_INTERVAL);
         } catch (RuntimeException e) {
-            dataSource.close();
+            if (ownPool != null) {
+                ownPool.close();
+            }
             throw translate(e, "opening " + config.jdbcUrl());
         }
     }
@@ -123,7 +135,7 @@ public final class Database implements AutoCloseable {
         }
     }
 
-    private static String productName(HikariDataSource dataSource) {
+    private static String productName(DataSource dataSource) {
         try (Connection c = dataSource.getConnection()) {
             return c.getMetaData().getDatabaseProductName();
         } catch (SQLException e) {
@@ -137,6 +149,10 @@ public final class Database implements AutoCloseable {
      * exceptions pass through; anything else becomes {@link ExceptionCode#E_DATABASE_UNAVAILABLE}.
      */
     public <T> T inTransaction(Supplier<String> what, Function<StatelessSession, T> work) {
+        Optional<Connection> hostConnection = host.current();
+        if (hostConnection.isPresent()) {
+            return inHostTransaction(hostConnection.get(), what, work);
+        }
         int[] open = openTransactions.get();
         open[0]++;
         try (StatelessSession session = sessionFactory.openStatelessSession()) {
@@ -161,6 +177,38 @@ public final class Database implements AutoCloseable {
             throw translate(e, what.get());
         } finally {
             open[0]--;
+        }
+    }
+
+    /**
+     * Work on the host's connection, inside the transaction the host has open on it: no begin, no
+     * commit, no rollback — the host's transaction decides. A failure goes back to the host, who
+     * must roll back (on PostgreSQL a failed statement has already doomed its transaction).
+     */
+    private <T> T inHostTransaction(Connection connection, Supplier<String> what, Function<StatelessSession, T> work) {
+        int[] open = openTransactions.get();
+        open[0]++;
+        try (StatelessSession session = sessionFactory.withStatelessOptions().connection(connection).openStatelessSession()) {
+            return work.apply(session);
+        } catch (RuntimeException e) {
+            throw translate(e, what.get() + " (in the host's transaction)");
+        } finally {
+            counter.transactionEnded();
+            open[0]--;
+        }
+    }
+
+    /** Whether the calling thread's work joins the host's transaction. */
+    public boolean inHostTransaction() {
+        return host.current().isPresent();
+    }
+
+    /** Refuses an operation that needs transactions of its own when the caller is inside the host's. */
+    public void refuseInHostTransaction(String operation) {
+        if (inHostTransaction()) {
+            throw EngineRuntimeException.of(ExceptionCode.E_HOST_TRANSACTION, operation + " cannot run inside the host's"
+                    + " transaction: it commits transactions of its own, which other nodes must see at once. Call it"
+                    + " outside the host's transaction.");
         }
     }
 
@@ -204,6 +252,8 @@ public final class Database implements AutoCloseable {
         } catch (RuntimeException e) {
             log.warn("Closing the session factory failed", e);
         }
-        dataSource.close();
+        if (ownPool != null) {
+            ownPool.close();
+        }
     }
 }

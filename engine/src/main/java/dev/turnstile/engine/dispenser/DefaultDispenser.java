@@ -33,6 +33,11 @@ final class DefaultDispenser implements Dispenser {
     private final DispenserFormat format;
     private final UUID id;
     private final Strategy strategy;
+    /**
+     * Inside the host's transaction every strategy is the row lock: the counter row stays locked
+     * until the host commits (the number is its, gap-free) or rolls back (the number was never taken).
+     */
+    private final Strategy inHostTransaction;
 
     DefaultDispenser(DispenserServices services, String name, String user, boolean admin, ObjectStore os,
                      DispenserConfig config) {
@@ -55,6 +60,11 @@ final class DefaultDispenser implements Dispenser {
                 yield count -> shared.take(count, user);
             }
         };
+        this.inHostTransaction = new Pessimistic(services.objects, user, id, policy);
+    }
+
+    private NumberBlock take(int count) {
+        return (services.database.inHostTransaction() ? inHostTransaction : strategy).take(count);
     }
 
     static void requireAdmin(boolean admin, String user, String operation, String dispenser, String role) {
@@ -76,7 +86,7 @@ final class DefaultDispenser implements Dispenser {
 
     @Override
     public long next() {
-        return strategy.take(1).first();
+        return take(1).first();
     }
 
     @Override
@@ -85,12 +95,12 @@ final class DefaultDispenser implements Dispenser {
             throw EngineRuntimeException.badArgument("count for dispenser " + name, count,
                     "must be from 1 to " + config.maxBlock());
         }
-        return strategy.take(count);
+        return take(count);
     }
 
     @Override
     public String nextFormatted() {
-        NumberBlock taken = strategy.take(1);
+        NumberBlock taken = take(1);
         return format(taken, taken.first());
     }
 

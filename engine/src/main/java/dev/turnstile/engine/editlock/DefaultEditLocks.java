@@ -540,7 +540,8 @@ public final class DefaultEditLocks implements EditLocks {
                         .map(a -> a.userId + " " + a.operation + " " + a.outcome).toList());
     }
 
-    private static void checkUser(String user) {
+    private void checkUser(String user) {
+        database.refuseInHostTransaction("An edit lock operation");
         if (user == null || user.isBlank() || user.length() > 128) {
             throw EngineRuntimeException.badArgument("user", user, "1 to 128 characters");
         }

@@ -3,6 +3,7 @@ package dev.turnstile.engine.retry;
 import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.HostTransactions;
 import dev.turnstile.api.RetryPolicies;
 import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.api.RetryPolicyConfig;
@@ -38,14 +39,19 @@ public final class DefaultRetryPolicies implements RetryPolicies {
     private final Map<String, RetryPolicy> policies;
 
     public DefaultRetryPolicies(Map<String, RetryPolicyConfig> configs, String source) {
+        this(configs, source, HostTransactions.NONE);
+    }
+
+    /** Policies that make no second attempt inside the host's transaction: the host decides what a failure means. */
+    public DefaultRetryPolicies(Map<String, RetryPolicyConfig> configs, String source, HostTransactions host) {
         Map<String, RetryPolicy> all = new LinkedHashMap<>();
-        configs.forEach((name, config) -> all.put(name, new DefaultRetryPolicy(name, config, FailureMatcher.of(name, source, config))));
+        configs.forEach((name, config) -> all.put(name, new DefaultRetryPolicy(name, config, FailureMatcher.of(name, source, config), host)));
         all.computeIfAbsent(DEFAULT, name -> new DefaultRetryPolicy(name, RetryPolicyConfig.ofDefaults(),
-                FailureMatcher.of(name, source, RetryPolicyConfig.ofDefaults())));
+                FailureMatcher.of(name, source, RetryPolicyConfig.ofDefaults()), host));
         all.computeIfAbsent(DISPENSER, name -> new DefaultRetryPolicy(name, DISPENSER_DEFAULTS,
-                FailureMatcher.of(name, source, DISPENSER_DEFAULTS)));
+                FailureMatcher.of(name, source, DISPENSER_DEFAULTS), host));
         all.computeIfAbsent(TREE_LOCK, name -> new DefaultRetryPolicy(name, TREE_LOCK_DEFAULTS,
-                FailureMatcher.of(name, source, TREE_LOCK_DEFAULTS)));
+                FailureMatcher.of(name, source, TREE_LOCK_DEFAULTS), host));
         this.policies = Collections.unmodifiableMap(all);
     }
 

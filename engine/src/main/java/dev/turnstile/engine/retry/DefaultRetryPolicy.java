@@ -1,6 +1,7 @@
 package dev.turnstile.engine.retry;
 
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.HostTransactions;
 import dev.turnstile.api.RetryExhaustedException;
 import dev.turnstile.api.RetryMetrics;
 import dev.turnstile.api.RetryPolicy;
@@ -28,6 +29,7 @@ final class DefaultRetryPolicy implements RetryPolicy {
     private final String name;
     private final RetryPolicyConfig config;
     private final FailureMatcher matcher;
+    private final HostTransactions host;
     private final Retry retry;
     private final LongAdder successfulWithoutRetry = new LongAdder();
     private final LongAdder successfulWithRetry = new LongAdder();
@@ -36,7 +38,8 @@ final class DefaultRetryPolicy implements RetryPolicy {
     private final LongAdder attempts = new LongAdder();
     private final LongAdder waitNanos = new LongAdder();
 
-    DefaultRetryPolicy(String name, RetryPolicyConfig config, FailureMatcher matcher) {
+    DefaultRetryPolicy(String name, RetryPolicyConfig config, FailureMatcher matcher, HostTransactions host) {
+        this.host = host;
         this.name = name;
         this.config = config;
         this.matcher = matcher;
@@ -113,6 +116,11 @@ final class DefaultRetryPolicy implements RetryPolicy {
             throw e;
         }
         Duration elapsed = Duration.ofNanos(System.nanoTime() - start);
+        if (host.current().isPresent()) {
+            failed(attempt);
+            throw RetryExhaustedException.of(name, attempt, elapsed, "no second attempt inside the host's transaction"
+                    + " (a failed statement may have ended it; the host retries the whole transaction)", e);
+        }
         if (config.maxTotalWait() != null && elapsed.compareTo(config.maxTotalWait()) >= 0) {
             failed(attempt);
             throw RetryExhaustedException.of(name, attempt, elapsed, "maxTotalWait " + config.maxTotalWait().toMillis()

@@ -79,6 +79,7 @@ public final class DefaultTreeLocks implements TreeLocks {
     }
 
     private Optional<TreeLockHandle> acquire(TreeLockRequest request, String owner, Duration maxWait) {
+        database.refuseInHostTransaction("A tree lock");
         if (request == null) {
             throw EngineRuntimeException.badArgument("tree lock request", null, "a request is required");
         }

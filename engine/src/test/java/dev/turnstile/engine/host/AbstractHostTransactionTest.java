@@ -1,0 +1,197 @@
+package dev.turnstile.engine.host;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.DispenserStrategy;
+import dev.turnstile.api.EditResource;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.JdbcHostTransactions;
+import dev.turnstile.api.TreeLockHandle;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreePath;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+
+import static dev.turnstile.engine.Failures.failure;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The host's pool and the host's transaction: the host inserts its own row (plain JDBC, its own
+ * table) and numbers it through Turnstile on the same connection; commit keeps both, rollback
+ * neither, and what commits carries exactly 1..N however many roll back.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+public abstract class AbstractHostTransactionTest {
+    private HikariDataSource hostPool;
+    private final JdbcHostTransactions host = new JdbcHostTransactions();
+    private ContentEngine engine;
+    private final String table = "host_order_" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+
+    protected abstract EngineConfig config();
+
+    @BeforeAll
+    void open() throws SQLException {
+        EngineConfig base = config();
+        HikariConfig pool = new HikariConfig();
+        pool.setJdbcUrl(base.jdbcUrl());
+        pool.setUsername(base.username());
+        pool.setPassword(base.password());
+        pool.setMaximumPoolSize(12);
+        hostPool = new HikariDataSource(pool);
+        engine = ContentEngine.open(EngineConfig.from(base).dataSource(hostPool).hostTransactions(host).build());
+        try (Connection c = hostPool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE " + table + " (dispenser VARCHAR(64) NOT NULL, number BIGINT NOT NULL, PRIMARY KEY (dispenser, number))");
+        }
+    }
+
+    @AfterAll
+    void close() throws SQLException {
+        engine.close();
+        try (Connection c = hostPool.getConnection(); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE " + table);
+        }
+        hostPool.close();
+    }
+
+    private Dispenser dispenser(DispenserStrategy strategy) {
+        String name = "host-" + strategy.name().toLowerCase(Locale.ROOT) + "-" + UUID.randomUUID().toString().substring(0, 8);
+        engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().create(name, DispenserConfig.builder().build());
+        return engine.session("clerk").dispensers().get(name, DispenserConfig.builder().strategy(strategy).build());
+    }
+
+    /** One host transaction: a number from Turnstile and the host's own row, committed or rolled back. */
+    private long order(Dispenser d, boolean commit) throws SQLException {
+        try (Connection c = hostPool.getConnection()) {
+            c.setAutoCommit(false);
+            long number = host.joining(c, d::next);
+            try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + table + " (number, dispenser) VALUES (?, ?)")) {
+                insert.setLong(1, number);
+                insert.setString(2, d.name());
+                insert.executeUpdate();
+            }
+            if (commit) {
+                c.commit();
+            } else {
+                c.rollback();
+            }
+            return number;
+        }
+    }
+
+    private List<Long> committedOrders(Dispenser d) throws SQLException {
+        List<Long> out = new ArrayList<>();
+        try (Connection c = hostPool.getConnection();
+             PreparedStatement q = c.prepareStatement("SELECT number FROM " + table + " WHERE dispenser = ? ORDER BY number")) {
+            q.setString(1, d.name());
+            try (ResultSet rs = q.executeQuery()) {
+                while (rs.next()) {
+                    out.add(rs.getLong(1));
+                }
+            }
+        }
+        return out;
+    }
+
+    @Test
+    void rollbackLeavesNeitherTheOrderNorTheNumber_commitKeepsBoth() throws Exception {
+        Dispenser d = dispenser(DispenserStrategy.COMBINING);
+        assertThat(order(d, false)).isEqualTo(1);
+        assertThat(committedOrders(d)).isEmpty();
+        assertThat(d.current()).isZero();
+        assertThat(order(d, true)).isEqualTo(1);
+        assertThat(committedOrders(d)).containsExactly(1L);
+        assertThat(d.current()).isEqualTo(1);
+        assertThat(d.next()).as("outside a host transaction, its own").isEqualTo(2);
+    }
+
+    @ParameterizedTest
+    @EnumSource(DispenserStrategy.class)
+    void fourThreadsWithEveryFifthTransactionRolledBack_committedOrdersCarryExactly1ToN(DispenserStrategy strategy) throws Exception {
+        Dispenser d = dispenser(strategy);
+        int threads = 4;
+        int perThread = 20;
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                done.add(pool.submit(() -> {
+                    for (int i = 1; i <= perThread; i++) {
+                        order(d, i % 5 != 0);
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : done) {
+                f.get(2, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        long committed = threads * perThread * 4 / 5;
+        assertThat(committedOrders(d)).containsExactlyElementsOf(LongStream.rangeClosed(1, committed).boxed().toList());
+        assertThat(d.current()).isEqualTo(committed);
+    }
+
+    @Test
+    void operationsWithTransactionsOfTheirOwn_areRefusedInsideTheHostsTransaction_andChangeNothing() throws Exception {
+        TreePath node = TreePath.root("site", "host-" + UUID.randomUUID().toString().substring(0, 8));
+        try (Connection c = hostPool.getConnection()) {
+            c.setAutoCommit(false);
+            EngineRuntimeException tree = failure(() -> host.joining(c, () -> engine.treeLocks().tryLock(TreeLockRequest.exclusive(node), "host")));
+            assertThat(tree).hasMessage("E_HOST_TRANSACTION: A tree lock cannot run inside the host's transaction: it commits"
+                    + " transactions of its own, which other nodes must see at once. Call it outside the host's transaction.");
+            EngineRuntimeException edit = failure(() -> host.joining(c, () -> engine.editLocks().acquire("alice",
+                    EditResource.article("wiki", "host"))));
+            assertThat(edit.getExceptionCode()).isEqualTo(ExceptionCode.E_HOST_TRANSACTION);
+            assertThat(edit.getMessage()).startsWith("E_HOST_TRANSACTION: An edit lock operation cannot run inside");
+            c.rollback();
+        }
+        assertThat(engine.treeLocks().status(node)).isEmpty();
+        TreeLockHandle outside = engine.treeLocks().tryLock(TreeLockRequest.exclusive(node), "host").orElseThrow();
+        outside.unlock();
+    }
+
+    @Test
+    void aConnectionInAutoCommitMode_isRefused() throws Exception {
+        try (Connection c = hostPool.getConnection()) {
+            c.setAutoCommit(true);
+            assertThat(failure(() -> host.joining(c, () -> 1)).getMessage()).contains("host connection").contains("auto-commit off");
+        }
+    }
+
+    @Test
+    void theEngineNeverClosesTheHostsPool() throws Exception {
+        try (ContentEngine other = ContentEngine.open(EngineConfig.from(config()).dataSource(hostPool).build())) {
+            assertThat(other.toString()).isNotBlank();
+        }
+        assertThat(hostPool.isClosed()).isFalse();
+        try (Connection c = hostPool.getConnection(); Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT 1")) {
+            assertThat(rs.next()).isTrue();
+        }
+    }
+}

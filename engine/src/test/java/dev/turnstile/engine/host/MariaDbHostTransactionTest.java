@@ -1,0 +1,11 @@
+package dev.turnstile.engine.host;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TestDatabases;
+
+class MariaDbHostTransactionTest extends AbstractHostTransactionTest {
+    @Override
+    protected EngineConfig config() {
+        return TestDatabases.mariadb();
+    }
+}
