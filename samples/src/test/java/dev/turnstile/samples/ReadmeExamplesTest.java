@@ -1,5 +1,7 @@
 package dev.turnstile.samples;
 
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
 import dev.turnstile.api.Article;
 import dev.turnstile.api.ChangeDispatcher;
 import dev.turnstile.api.ChangeFeed;
@@ -20,6 +22,7 @@ import dev.turnstile.api.EditResource;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.JdbcHostTransactions;
 import dev.turnstile.api.Locking;
 import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
@@ -40,6 +43,11 @@ import dev.turnstile.api.UpdatingBatch;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
+import java.sql.Statement;
+import java.sql.SQLException;
+import java.sql.ResultSet;
+import java.sql.PreparedStatement;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
@@ -217,6 +225,45 @@ class ReadmeExamplesTest {
             assertThat(lag.pending()).isZero();
             feed.unregisterClient("search-index");
             feed.unregisterClient("price-cache");
+        }
+    }
+
+    /** The host's own table and insert, as a host application has them. */
+    private static void insertOrder(Connection c, long number) throws SQLException {
+        try (PreparedStatement insert = c.prepareStatement("INSERT INTO shop_order (number) VALUES (?)")) {
+            insert.setLong(1, number);
+            insert.executeUpdate();
+        }
+    }
+
+    @Test
+    void hostTransaction() throws Exception {
+        HikariConfig hostConfig = new HikariConfig();
+        hostConfig.setJdbcUrl("jdbc:h2:mem:readme-host;DB_CLOSE_DELAY=-1");
+        try (HikariDataSource pool = new HikariDataSource(hostConfig)) {
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE shop_order (number BIGINT PRIMARY KEY)");
+            }
+            // region host-transaction
+            JdbcHostTransactions host = new JdbcHostTransactions();
+            ContentEngine engine = ContentEngine.open(EngineConfig.builder().dataSource(pool).hostTransactions(host).build());
+            engine.session("carol", Set.of("dispenser-admin")).dispensers().create("order", DispenserConfig.builder().build());
+            Dispenser orders = engine.session("shop").dispensers().get("order");
+            try (Connection c = pool.getConnection()) {           // the host's connection and transaction
+                c.setAutoCommit(false);
+                long number = host.joining(c, orders::next);      // Turnstile's work joins it
+                insertOrder(c, number);                           // the host's own row
+                c.commit();                                       // both, or (c.rollback()) neither
+            }
+            // endregion
+            assertThat(orders.current()).isEqualTo(1);
+            try (Connection c = pool.getConnection(); Statement s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT number FROM shop_order")) {
+                assertThat(rs.next()).isTrue();
+                assertThat(rs.getLong(1)).isEqualTo(1);
+            }
+            engine.close();
+            assertThat(pool.isClosed()).as("the engine never closes the host's pool").isFalse();
         }
     }
 
