@@ -208,9 +208,9 @@ public final class EngineConfig {
         }
 
         public Builder editLockType(String type, EditLockConfig config) {
-            if (type == null || !type.matches("[A-Za-z0-9_-]{1,32}")) {
+            if (!EditResource.isType(type)) {
                 throw EngineRuntimeException.configInvalid(source, "editLocks.types", type,
-                        "a resource type is 1 to 32 letters, digits, '_' or '-'");
+                        "a resource type is 1 to 32 letters or digits (any script), '_' or '-'");
             }
             editLockTypes.put(type, Objects.requireNonNull(config, "config"));
             return this;

@@ -38,7 +38,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Two users in two real browser sessions (Debian's headless Chromium through chromedriver) play
  * the paper's cases 2, 7, 8 and 9 on the article page, and save a paragraph; case 7 as a user
  * does it (the article editor shows the held paragraph read-only, and a tampered save of it is
- * refused); an unchanged paragraph save that keeps its markup byte for byte; a reload.
+ * refused); an unchanged paragraph save that keeps its markup byte for byte; a reload; 北京.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class EditPageBrowserTest {
@@ -238,5 +238,23 @@ class EditPageBrowserTest {
         wait(alice).until(d -> paragraph(d, p1).getAttribute("class").contains("mine"));
         assertThat(paragraph(alice, p1).getAttribute("class")).doesNotContain("locked-other");
         engine.editLocks().release("alice", own.lockId());
+    }
+
+    @Test
+    void beijing_endToEnd_throughTheUrlEncodedPage() throws Exception {
+        String id = "北京-" + UUID.randomUUID().toString().substring(0, 6);
+        Article article = engine.editLocks().createArticle("setup", "wiki", id, "<p>北京是中国的首都。</p>");
+        String p1 = article.paragraphs().get(0).id();
+        WebDriver alice = browser("alice", "/edit/wiki/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8));
+        wait(alice).until(d -> paragraph(d, p1).getText().contains("北京是中国的首都。"));
+        clickEdit(alice, p1);
+        wait(alice).until(ExpectedConditions.visibilityOfElementLocated(By.id("editor")));
+        WebElement text = alice.findElement(By.id("editor-text"));
+        text.clear();
+        text.sendKeys("北京，中国的首都。");
+        alice.findElement(By.id("save")).click();
+        message(alice, "Saved");
+        assertThat(engine.editLocks().article(EditResource.article("wiki", id)).paragraphs().get(0).html()).contains("北京，中国的首都。");
+        assertThat(engine.editLocks().status(EditResource.article("wiki", id)).paragraphLocks()).isEmpty();
     }
 }

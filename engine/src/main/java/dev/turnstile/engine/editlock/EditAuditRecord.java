@@ -44,8 +44,13 @@ public class EditAuditRecord {
         this.at = at;
         this.userId = userId;
         this.operation = operation;
-        this.resourceId = resourceId;
+        // A refusal of a hostile request (a lock id of thousands of characters) is still recorded.
+        this.resourceId = cut(resourceId, 2000);
         this.outcome = outcome;
-        this.detail = detail == null || detail.length() <= 400 ? detail : detail.substring(0, 400);
+        this.detail = cut(detail, 400);
+    }
+
+    private static String cut(String s, int max) {
+        return s == null || s.length() <= max ? s : s.substring(0, max);
     }
 }

@@ -565,6 +565,26 @@ public abstract class AbstractEditLockContractTest {
     }
 
     @Test
+    void beijing_thePapersOwnEntry_isAnArticleId_andIdsAreMeasuredInCodePoints() {
+        String beijing = "北京-" + UUID.randomUUID().toString().substring(0, 6);
+        Article a = locks.createArticle("editor", WIKI, beijing, "<p>北京是中国的首都。</p><p>It is old.</p>");
+        EditResource article = EditResource.article(WIKI, beijing);
+        EditLock p = locks.acquire(editorA, EditResource.paragraph(WIKI, beijing, a.paragraphs().get(0).id())).lock();
+        assertThat(locks.status(article).paragraphLocks()).extracting(l -> l.userId()).containsExactly(editorA);
+        assertThat(locks.save(editorA, p.lockId(), "北京，中国的首都。", a.usn()).saved()).isTrue();
+        assertThat(locks.article(article).paragraphs().get(0).html()).contains("北京，中国的首都。");
+        locks.release(editorA, p.lockId());
+
+        String sixtyFour = "北".repeat(60) + "𠀀".repeat(4); // 64 code points, 68 UTF-16 units
+        assertThat(EditResource.article(WIKI, sixtyFour).articleId()).isEqualTo(sixtyFour);
+        EngineRuntimeException tooLong = failure(() -> EditResource.article(WIKI, sixtyFour + "京"));
+        assertThat(tooLong).hasMessage("E_BAD_VALUE: Bad value for article id: \"" + sixtyFour + "京\" (1 to 64 letters or digits"
+                + " (any script), '.', '_' or '-')");
+        assertThat(failure(() -> EditResource.article("wiki", "北京/../x")).getMessage()).contains("article id");
+        assertThat(EditResource.article("维基", "北京").resourceId()).isEqualTo("维基:北京");
+    }
+
+    @Test
     void badInput_failsWithAClearError() {
         assertThat(failure(() -> EditResource.article("wiki", "bad id!")).getMessage()).contains("article id").contains("bad id!");
         assertThat(failure(() -> locks.acquire(editorA, EditResource.paragraph("plain", "x", "p1"))).getMessage())
