@@ -1,5 +1,8 @@
 package dev.turnstile.samples;
 
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EditLockConfig;
 import dev.turnstile.api.EditLocks;
@@ -13,8 +16,13 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -23,7 +31,8 @@ import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 
 /** Starts the HTTP server on localhost until the process is stopped. */
-@Command(name = "serve", description = "JSON over HTTP on localhost: dispensers for workflows, the article page with edit locks.")
+@Command(name = "serve", description = "JSON over HTTP on localhost: dispensers for workflows, the article page with edit locks.",
+        subcommands = ServeCommand.AddUser.class)
 final class ServeCommand implements Callable<Integer> {
     @Mixin
     EngineOptions engineOptions;
@@ -60,9 +69,13 @@ final class ServeCommand implements Callable<Integer> {
         demoArticle(engine.editLocks());
         TurnstileServer server = new TurnstileServer(engine, users).start(port);
         System.out.println("Turnstile serving on http://127.0.0.1:" + server.port() + " (" + config.jdbcUrl() + ")");
-        users.tokens().forEach((token, user) -> System.out.println("  user " + user.name() + " " + user.roles()
-                + ": Authorization: Bearer " + token + (users.passwords().containsKey(user.name())
-                ? ", password " + users.passwords().get(user.name()) : "")));
+        if (usersFile == null) {
+            // Demo users exist only in this process: their secrets are printed once, or nobody could log in.
+            users.tokens().forEach((token, user) -> System.out.println("  demo user " + user.name() + " " + user.roles()
+                    + ": Authorization: Bearer " + token + ", password " + users.passwords().get(user.name())));
+        } else {
+            System.out.println("  users from " + usersFile + " (" + users.tokens().size() + ")");
+        }
         System.out.println("Edit the demo article in two browsers (one per user): http://127.0.0.1:" + server.port()
                 + "/edit/" + DEMO_TYPE + "/" + DEMO_ARTICLE);
         CountDownLatch stopped = new CountDownLatch(1);
@@ -85,6 +98,49 @@ final class ServeCommand implements Callable<Integer> {
             }
             locks.createArticle("turnstile", DEMO_TYPE, DEMO_ARTICLE, "<h1>Cities</h1><p>Beijing is the capital of China.</p>"
                     + "<p>Shanghai is its largest city.</p><p>Shenzhen borders Hong Kong.</p><pre>population: 21.9 million</pre>");
+        }
+    }
+
+    /**
+     * {@code serve add-user --users FILE --name NAME [--role R]…}: adds a user (or replaces its
+     * password and token) with a bcrypt hash of a password read from standard input, and a fresh
+     * API token printed once. The file keeps no plaintext.
+     */
+    @Command(name = "add-user", description = "Add a user to a users file: bcrypt password hash (password read from standard input)"
+            + " and a new API token, printed once.")
+    static final class AddUser implements Callable<Integer> {
+        @Option(names = "--users", required = true, paramLabel = "FILE", description = "the users YAML file (created if missing)")
+        Path usersFile;
+
+        @Option(names = "--name", required = true, description = "the user name")
+        String name;
+
+        @Option(names = "--role", description = "a role (repeatable)")
+        List<String> roles = new ArrayList<>();
+
+        @Override
+        public Integer call() throws Exception {
+            String password = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            if (password == null || password.length() < 8 || password.getBytes(StandardCharsets.UTF_8).length > 72) {
+                System.err.println("add-user: the password (first line of standard input) must be 8 to 72 bytes");
+                return 2;
+            }
+            ObjectMapper yaml = new ObjectMapper(new YAMLFactory());
+            ObjectNode root = Files.exists(usersFile) ? (ObjectNode) yaml.readTree(usersFile.toFile()) : yaml.createObjectNode();
+            ObjectNode users = root.has("users")
+                    ? (ObjectNode) root.get("users") : root.putObject("users");
+            String token = ServerUsers.newToken();
+            ObjectNode user = users.putObject(name);
+            user.put("token", token);
+            user.put("passwordHash", ServerUsers.hash(password));
+            roles.forEach(user.putArray("roles")::add);
+            if (roles.isEmpty()) {
+                user.remove("roles");
+            }
+            yaml.writeValue(usersFile.toFile(), root);
+            ServerUsers.read(usersFile); // what serve will read: refuse now rather than at start-up
+            System.out.println("user " + name + " written to " + usersFile + "; API token (shown once): " + token);
+            return 0;
         }
     }
 }

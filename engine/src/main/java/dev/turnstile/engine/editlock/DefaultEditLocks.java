@@ -276,9 +276,20 @@ public final class DefaultEditLocks implements EditLocks {
                 return toLock(row, resourceOf(row.resourceId));
             });
         } catch (EngineRuntimeException e) {
-            auditApart(user, operation, List.of(lockId), "refused", e.getMessage());
+            auditApart(user, operation, List.of(resourceOfLock(lockId)), "refused", e.getMessage());
             throw e;
         }
+    }
+
+    /** The resource a lock id is (or was last) on, for the audit trail of a refusal; the id itself if it names none. */
+    private String resourceOfLock(String lockId) {
+        if (lockId == null || lockId.length() > 36) {
+            return lockId;
+        }
+        List<String> ids = database.inTransaction(() -> "finding the resource of edit lock " + lockId, session ->
+                session.createSelectionQuery("select l.resourceId from EditLockRecord l where l.lockId = :id", String.class)
+                        .setParameter("id", lockId).getResultList());
+        return ids.isEmpty() ? lockId : ids.get(0);
     }
 
     /**
@@ -440,7 +451,7 @@ public final class DefaultEditLocks implements EditLocks {
             auditApart(user, "save", List.of(refused.resourceId), "refused", refused.getMessage());
             return SaveResult.refused(refused.getMessage(), html);
         } catch (EngineRuntimeException e) {
-            auditApart(user, "save", List.of(lockId), "refused", e.getMessage());
+            auditApart(user, "save", List.of(resourceOfLock(lockId)), "refused", e.getMessage());
             return SaveResult.refused(e.getMessage(), html);
         }
     }

@@ -112,12 +112,12 @@ final class EditRoutes {
     }
 
     void heartbeat(Context ctx) {
-        EditLock l = locks.heartbeat(user(ctx), ctx.pathParam("lockId"));
+        EditLock l = locks.heartbeat(user(ctx), lockId(ctx));
         TurnstileServer.json(ctx, HttpStatus.OK, lock(l));
     }
 
     void release(Context ctx) {
-        locks.release(user(ctx), ctx.pathParam("lockId"));
+        locks.release(user(ctx), lockId(ctx));
         ctx.status(HttpStatus.NO_CONTENT);
     }
 
@@ -126,7 +126,7 @@ final class EditRoutes {
         if (!body.path("html").isTextual() || !body.path("baseUsn").isIntegralNumber() || !body.path("baseUsn").canConvertToLong()) {
             throw new TurnstileServer.BadRequest("the body must be {\"html\": text, \"baseUsn\": number}");
         }
-        SaveResult r = locks.save(user(ctx), ctx.pathParam("lockId"), body.get("html").asText(), body.get("baseUsn").longValue());
+        SaveResult r = locks.save(user(ctx), lockId(ctx), body.get("html").asText(), body.get("baseUsn").longValue());
         if (r.saved()) {
             TurnstileServer.json(ctx, HttpStatus.OK, Map.of("saved", true, "usn", r.usn()));
             return;
@@ -137,6 +137,16 @@ final class EditRoutes {
         refused.put("code", "NOT_SAVED");
         refused.put("text", r.text());
         TurnstileServer.json(ctx, HttpStatus.CONFLICT, refused);
+    }
+
+    /** A lock id as acquire hands them out (a UUID); anything else is the client's mistake, not a refusal. */
+    private static String lockId(Context ctx) {
+        String id = ctx.pathParam("lockId");
+        if (!id.matches("[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")) {
+            throw new TurnstileServer.BadRequest("not a lock id (36 characters as acquire returned it): "
+                    + (id.length() > 40 ? id.substring(0, 40) + "… (" + id.length() + " characters)" : id));
+        }
+        return id;
     }
 
     private static Map<String, Object> lock(EditLock l) {

@@ -3,14 +3,18 @@ package dev.turnstile.samples.server;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import org.springframework.security.crypto.bcrypt.BCrypt;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.security.SecureRandom;
-import java.nio.charset.StandardCharsets;
 import java.util.Base64;
+import java.util.HashMap;
+import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -18,24 +22,31 @@ import java.util.Set;
 import java.util.TreeSet;
 
 /**
- * The server's users: bearer tokens mapped to a user name and roles, from a YAML file
- * ({@code users: {alice: {token: …, roles: [dispenser-admin]}}}) or, without one, demo users with
- * random tokens printed at start-up.
+ * The server's users: API tokens (bearer) mapped to a user name and roles, and bcrypt password
+ * hashes for the web page's login, from a YAML file
+ * ({@code users: {alice: {token: …, passwordHash: "$2a$12$…", roles: [dispenser-admin]}}}; add users
+ * with {@code serve add-user}) or, without one, demo users with random tokens and passwords.
  */
 public final class ServerUsers {
+    /** bcrypt's cost for new hashes: about 0.25 s per check on this kind of machine. */
+    static final int BCRYPT_COST = 12;
+    /** Checked against when the user is unknown, so a wrong name costs as long as a wrong password. */
+    private static final String NO_USER_HASH = BCrypt.hashpw("no such user", BCrypt.gensalt(BCRYPT_COST));
+
     /** A user the server authenticated. */
     public record User(String name, Set<String> roles) {
     }
 
     private final Map<String, User> byToken;
-    /** Passwords by user name, for the web page's login; a user without one logs in only by token. */
-    private final Map<String, String> passwords;
+    private final Map<String, User> byDigest = new HashMap<>();
+    private final Map<String, String> passwordHashes;
+    /** The demo users' passwords, for the demo's start-up lines and tests; empty with a users file. */
+    private final Map<String, String> demoPasswords;
 
-    private final Map<String, User> byDigest = new java.util.HashMap<>();
-
-    private ServerUsers(Map<String, User> byToken, Map<String, String> passwords) {
+    private ServerUsers(Map<String, User> byToken, Map<String, String> passwordHashes, Map<String, String> demoPasswords) {
         this.byToken = Map.copyOf(byToken);
-        this.passwords = Map.copyOf(passwords);
+        this.passwordHashes = Map.copyOf(passwordHashes);
+        this.demoPasswords = Map.copyOf(demoPasswords);
         byToken.forEach((token, user) -> byDigest.put(digest(token), user));
     }
 
@@ -43,61 +54,83 @@ public final class ServerUsers {
         JsonNode root = new ObjectMapper(new YAMLFactory()).readTree(Files.readString(file));
         JsonNode users = root == null ? null : root.get("users");
         if (users == null || !users.isObject() || users.isEmpty()) {
-            throw new IllegalArgumentException(file + ": users: must map each user name to {token, roles}");
+            throw new IllegalArgumentException(file + ": users: must map each user name to {token, passwordHash, roles}");
         }
         Map<String, User> byToken = new LinkedHashMap<>();
-        Map<String, String> passwords = new LinkedHashMap<>();
+        Map<String, String> hashes = new LinkedHashMap<>();
         for (Map.Entry<String, JsonNode> e : users.properties()) {
-            String password = e.getValue().path("password").asText("");
-            if (!password.isEmpty()) {
-                if (password.length() < 8) {
-                    throw new IllegalArgumentException(file + ": users." + e.getKey() + ".password: must be at least 8 characters");
+            String key = file + ": users." + e.getKey();
+            if (e.getValue().has("password")) {
+                throw new IllegalArgumentException(key + ".password: plaintext passwords are not accepted; write passwordHash"
+                        + " instead (serve add-user --users " + file + " --name " + e.getKey() + " makes one)");
+            }
+            String hash = e.getValue().path("passwordHash").asText("");
+            if (!hash.isEmpty()) {
+                if (!hash.matches("\\$2[aby]\\$\\d\\d\\$[./A-Za-z0-9]{53}")) {
+                    throw new IllegalArgumentException(key + ".passwordHash: not a bcrypt hash ($2a$, $2b$ or $2y$, cost, 53"
+                            + " characters of salt and hash)");
                 }
-                passwords.put(e.getKey(), password);
+                hashes.put(e.getKey(), hash);
             }
             String token = e.getValue().path("token").asText("");
             if (token.length() < 16) {
-                throw new IllegalArgumentException(file + ": users." + e.getKey() + ".token: must be at least 16 characters");
+                throw new IllegalArgumentException(key + ".token: must be at least 16 characters");
             }
             Set<String> roles = new TreeSet<>();
             e.getValue().path("roles").forEach(r -> roles.add(r.asText()));
             if (byToken.put(token, new User(e.getKey(), roles)) != null) {
-                throw new IllegalArgumentException(file + ": users." + e.getKey() + ".token: used by two users");
+                throw new IllegalArgumentException(key + ".token: used by two users");
             }
         }
-        return new ServerUsers(byToken, passwords);
+        return new ServerUsers(byToken, hashes, Map.of());
     }
 
-    /** Demo users {@code name → roles} with fresh random tokens and passwords. */
+    /** Demo users {@code name → roles} with fresh random tokens and passwords (hashed like any other). */
     public static ServerUsers demo(Map<String, Set<String>> users) {
         SecureRandom random = new SecureRandom();
         Map<String, User> byToken = new LinkedHashMap<>();
+        Map<String, String> hashes = new LinkedHashMap<>();
         Map<String, String> passwords = new LinkedHashMap<>();
         users.forEach((name, roles) -> {
             byToken.put(randomText(random, 24), new User(name, roles));
-            passwords.put(name, randomText(random, 9));
+            String password = randomText(random, 9);
+            passwords.put(name, password);
+            hashes.put(name, BCrypt.hashpw(password, BCrypt.gensalt(4))); // demo only: cheap hashes, fast start
         });
-        return new ServerUsers(byToken, passwords);
+        return new ServerUsers(byToken, hashes, passwords);
     }
 
-    private static String randomText(SecureRandom random, int bytes) {
+    static String randomText(SecureRandom random, int bytes) {
         byte[] b = new byte[bytes];
         random.nextBytes(b);
         return Base64.getUrlEncoder().withoutPadding().encodeToString(b);
     }
 
-    /** The user's token if the password is right (compared in constant time). */
-    public Optional<String> login(String name, String password) {
-        String expected = name == null ? null : passwords.get(name);
-        if (expected == null || password == null
-                || !MessageDigest.isEqual(expected.getBytes(StandardCharsets.UTF_8), password.getBytes(StandardCharsets.UTF_8))) {
-            return Optional.empty();
-        }
-        return byToken.entrySet().stream().filter(e -> e.getValue().name().equals(name)).map(Map.Entry::getKey).findFirst();
+    /** A new random API token. */
+    public static String newToken() {
+        return randomText(new SecureRandom(), 24);
     }
 
+    /** A bcrypt hash of {@code password} for a users file. */
+    public static String hash(String password) {
+        return BCrypt.hashpw(password, BCrypt.gensalt(BCRYPT_COST));
+    }
+
+    /** The user, if the password is right; as slow for an unknown name as for a wrong password. */
+    public Optional<User> login(String name, String password) {
+        String hash = name == null ? null : passwordHashes.get(name);
+        // bcrypt reads at most 72 bytes (and this implementation refuses more): such a password is just wrong.
+        boolean usable = password != null && password.getBytes(StandardCharsets.UTF_8).length <= 72;
+        boolean right = BCrypt.checkpw(usable ? password : "", hash == null ? NO_USER_HASH : hash) && usable;
+        if (!right || hash == null) {
+            return Optional.empty();
+        }
+        return byToken.values().stream().filter(u -> u.name().equals(name)).findFirst();
+    }
+
+    /** The demo users' passwords (empty when the users came from a file, whose passwords only their owners know). */
     public Map<String, String> passwords() {
-        return passwords;
+        return demoPasswords;
     }
 
     /**
@@ -110,8 +143,8 @@ public final class ServerUsers {
 
     private static String digest(String token) {
         try {
-            return java.util.HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
-        } catch (java.security.NoSuchAlgorithmException e) {
+            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -10,8 +10,13 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.NumberBlock;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
+import io.javalin.http.HttpResponseException;
 import io.javalin.http.HttpStatus;
 
+import java.nio.charset.StandardCharsets;
+import java.security.MessageDigest;
+import java.time.Clock;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -36,24 +41,47 @@ public final class TurnstileServer implements AutoCloseable {
     public static final long MAX_BODY_BYTES = 64 * 1024;
     private static final ObjectMapper JSON = new ObjectMapper();
     static final String USER = "turnstile.user";
-    /** The session cookie the web page logs in with (the user's token; HttpOnly, SameSite=Strict). */
+    /** The page's session cookie: a random session id (never an API token); HttpOnly, SameSite=Strict. */
     static final String SESSION_COOKIE = "turnstile_session";
-    /** The article page, read once from the class path. */
-    private static final String PAGE = page();
+    /** The header the page sends its session's CSRF token in, on every request that changes something. */
+    static final String CSRF_HEADER = "X-CSRF-Token";
+    /**
+     * The article page may run only its own script and talk only to this server; articles may show
+     * images from https sites; nothing may frame it.
+     */
+    public static final String CONTENT_SECURITY_POLICY = "default-src 'none'; script-src 'self'; style-src 'self' 'unsafe-inline';"
+            + " img-src 'self' https:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
+    private static final String PAGE = resource("/web/article.html");
+    private static final String PAGE_SCRIPT = resource("/web/article.js");
 
     private final ContentEngine engine;
     private final ServerUsers users;
+    private final Sessions sessions;
+    private final LoginThrottle throttle;
     private final Javalin app;
 
     public TurnstileServer(ContentEngine engine, ServerUsers users) {
+        this(engine, users, Clock.systemUTC());
+    }
+
+    /** With the clock that ends sessions and login throttles (a test's, to move it). */
+    public TurnstileServer(ContentEngine engine, ServerUsers users, Clock clock) {
         this.engine = engine;
         this.users = users;
+        this.sessions = new Sessions(clock, Sessions.IDLE, Sessions.ABSOLUTE);
+        this.throttle = new LoginThrottle(clock);
         this.app = Javalin.create(config -> {
             config.startup.showJavalinBanner = false;
             config.http.maxRequestSize = MAX_BODY_BYTES;
+            // Errors Jetty answers itself (a 414, a bad path) are JSON too.
+            config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
+            config.routes.before(TurnstileServer::securityHeaders);
             config.routes.post("/login", this::login);
+            config.routes.post("/logout", this::logout);
             config.routes.get("/edit/{type}/{id}", ctx -> ctx.contentType("text/html; charset=utf-8").result(PAGE));
+            config.routes.get("/article.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(PAGE_SCRIPT));
             config.routes.before("/api/*", this::authenticate);
+            config.routes.get("/api/session", this::session);
             config.routes.post("/api/dispensers/{name}/next", this::next);
             config.routes.get("/api/dispensers/{name}", this::describe);
             config.routes.get("/api/changes/lag", this::lag);
@@ -67,6 +95,17 @@ public final class TurnstileServer implements AutoCloseable {
             config.routes.exception(EngineRuntimeException.class, (e, ctx) -> error(ctx, statusOf(e), e.getMessage(),
                     e.getExceptionCode().name()));
             config.routes.exception(BadRequest.class, (e, ctx) -> error(ctx, HttpStatus.BAD_REQUEST, e.getMessage(), "BAD_REQUEST"));
+            config.routes.exception(Forbidden.class, (e, ctx) -> error(ctx, HttpStatus.FORBIDDEN, e.getMessage(), "FORBIDDEN"));
+            config.routes.exception(HttpResponseException.class, (e, ctx) -> error(ctx, HttpStatus.forStatus(e.getStatus()),
+                    e.getMessage(), HttpStatus.forStatus(e.getStatus()).name()));
+            for (HttpStatus status : List.of(HttpStatus.NOT_FOUND, HttpStatus.METHOD_NOT_ALLOWED, HttpStatus.CONTENT_TOO_LARGE)) {
+                config.routes.error(status.getCode(), "*", ctx -> {
+                    if (!"application/json".equals(ctx.res().getContentType())) {
+                        error(ctx, status, status.getMessage().toLowerCase(java.util.Locale.ROOT) + ": " + ctx.method() + " "
+                                + ctx.path(), status.name());
+                    }
+                });
+            }
         });
     }
 
@@ -93,42 +132,154 @@ public final class TurnstileServer implements AutoCloseable {
         }
     }
 
-    /** {@code {"user", "password"}} → the session cookie and {@code {"user", "token"}}; 401 otherwise. */
+    private static void securityHeaders(Context ctx) {
+        ctx.header("Content-Security-Policy", CONTENT_SECURITY_POLICY);
+        ctx.header("X-Content-Type-Options", "nosniff");
+        ctx.header("X-Frame-Options", "DENY");
+        ctx.header("Referrer-Policy", "same-origin");
+        ctx.header("Cache-Control", "no-store");
+    }
+
+    /**
+     * {@code {"user", "password"}} → a new session: its cookie, and {@code {"user", "csrf"}}; 401 for a
+     * wrong pair, 429 with Retry-After while the name or the address is throttled.
+     */
     private void login(Context ctx) {
-        JsonNode body;
-        try {
-            body = JSON.readTree(ctx.body().isBlank() ? "{}" : ctx.body());
-        } catch (JsonProcessingException e) {
-            throw new BadRequest("the body is not JSON: " + e.getOriginalMessage());
-        }
+        requireSameOriginJson(ctx);
+        JsonNode body = jsonBody(ctx);
         String user = body.path("user").asText(null);
-        String token = users.login(user, body.path("password").asText(null)).orElse(null);
-        if (token == null) {
+        String byName = "user:" + user;
+        String byAddress = "address:" + ctx.ip();
+        Duration wait = max(throttle.wait(byName), throttle.wait(byAddress));
+        if (!wait.isZero()) {
+            ctx.header("Retry-After", Long.toString(Math.max(1, wait.toSeconds())));
+            error(ctx, HttpStatus.TOO_MANY_REQUESTS, "too many wrong passwords: try again in " + Math.max(1, wait.toSeconds())
+                    + " s", "TOO_MANY_REQUESTS");
+            return;
+        }
+        ServerUsers.User found = users.login(user, body.path("password").asText(null)).orElse(null);
+        if (found == null) {
+            throttle.failed(byName);
+            throttle.failed(byAddress);
             error(ctx, HttpStatus.UNAUTHORIZED, "wrong user or password", "UNAUTHORIZED");
             return;
         }
-        ctx.header("Set-Cookie", SESSION_COOKIE + "=" + token + "; Path=/; HttpOnly; SameSite=Strict");
-        json(ctx, HttpStatus.OK, Map.of("user", user));
+        throttle.succeeded(byName);
+        throttle.succeeded(byAddress);
+        sessions.close(ctx.cookie(SESSION_COOKIE)); // a login never continues an earlier session (fixation)
+        Sessions.Session session = sessions.open(found);
+        ctx.header("Set-Cookie", SESSION_COOKIE + "=" + session.id() + "; Path=/; HttpOnly; SameSite=Strict");
+        json(ctx, HttpStatus.OK, Map.of("user", found.name(), "csrf", session.csrf()));
     }
 
-    private static String page() {
-        try (var in = TurnstileServer.class.getResourceAsStream("/web/article.html")) {
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
+    /** Ends the cookie's session (if any) and clears the cookie; 204. */
+    private void logout(Context ctx) {
+        requireSameOriginJson(ctx);
+        sessions.close(ctx.cookie(SESSION_COOKIE));
+        ctx.header("Set-Cookie", SESSION_COOKIE + "=; Path=/; HttpOnly; SameSite=Strict; Max-Age=0");
+        ctx.status(HttpStatus.NO_CONTENT);
+    }
+
+    /** {@code GET /api/session}: who is signed in and the session's CSRF token (same-origin scripts only can read it). */
+    private void session(Context ctx) {
+        Sessions.Session s = ctx.attribute(SESSION);
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("user", ((ServerUsers.User) ctx.attribute(USER)).name());
+        body.put("csrf", s == null ? null : s.csrf());
+        json(ctx, HttpStatus.OK, body);
+    }
+
+    static final String SESSION = "turnstile.session";
+
+    private static String resource(String name) {
+        try (var in = TurnstileServer.class.getResourceAsStream(name)) {
             return new String(in.readAllBytes(), java.nio.charset.StandardCharsets.UTF_8);
         } catch (java.io.IOException e) {
             throw new IllegalStateException(e);
         }
     }
 
+    /**
+     * A bearer token (workflows) or a session cookie (the page). A cookie is sent by the browser on
+     * its own, so with a cookie every request that changes something must also prove it comes from
+     * this server's page: JSON (a cross-site form cannot send it), from this origin, and carrying
+     * the session's CSRF token.
+     */
     private void authenticate(Context ctx) {
         String header = ctx.header("Authorization");
-        String token = header != null && header.startsWith("Bearer ") ? header.substring(7).trim() : ctx.cookie(SESSION_COOKIE);
-        ServerUsers.User user = users.authenticate(token).orElse(null);
-        if (user == null) {
-            error(ctx, HttpStatus.UNAUTHORIZED, "authentication required: send Authorization: Bearer <token>", "UNAUTHORIZED");
-            ctx.skipRemainingHandlers();
+        if (header != null && header.startsWith("Bearer ")) {
+            ServerUsers.User user = users.authenticate(header.substring(7).trim()).orElse(null);
+            if (user == null) {
+                unauthorized(ctx);
+                return;
+            }
+            ctx.attribute(USER, user);
             return;
         }
-        ctx.attribute(USER, user);
+        Sessions.Session session = sessions.find(ctx.cookie(SESSION_COOKIE)).orElse(null);
+        if (session == null) {
+            unauthorized(ctx);
+            return;
+        }
+        if (!"GET".equals(ctx.method().name())) {
+            requireSameOriginJson(ctx);
+            String csrf = ctx.header(CSRF_HEADER);
+            if (csrf == null || !MessageDigest.isEqual(csrf.getBytes(StandardCharsets.UTF_8), session.csrf().getBytes(StandardCharsets.UTF_8))) {
+                throw new Forbidden("missing or wrong " + CSRF_HEADER + " header for this session");
+            }
+        }
+        ctx.attribute(USER, session.user());
+        ctx.attribute(SESSION, session);
+    }
+
+    private static void unauthorized(Context ctx) {
+        error(ctx, HttpStatus.UNAUTHORIZED, "authentication required: log in, or send Authorization: Bearer <token>", "UNAUTHORIZED");
+        ctx.skipRemainingHandlers();
+    }
+
+    /**
+     * A request that a page of another site could have sent is refused: its body must be declared
+     * JSON (a cross-site form can only send text/plain, urlencoded or multipart without asking),
+     * and the browser's Sec-Fetch-Site and Origin, when present, must say this site.
+     */
+    private static void requireSameOriginJson(Context ctx) {
+        String type = ctx.contentType();
+        if (type == null || !type.toLowerCase(java.util.Locale.ROOT).startsWith("application/json")) {
+            throw new Forbidden("requests from the page must be JSON (Content-Type: application/json), not " + type);
+        }
+        String site = ctx.header("Sec-Fetch-Site");
+        if (site != null && !site.equals("same-origin") && !site.equals("none")) {
+            throw new Forbidden("cross-site request refused (Sec-Fetch-Site: " + site + ")");
+        }
+        String origin = ctx.header("Origin");
+        String own = "http://" + ctx.host();
+        if (origin != null && !origin.equals(own)) {
+            throw new Forbidden("cross-origin request refused (Origin " + origin + ", this server " + own + ")");
+        }
+    }
+
+    private static JsonNode jsonBody(Context ctx) {
+        try {
+            JsonNode body = JSON.readTree(ctx.body().isBlank() ? "{}" : ctx.body());
+            if (!body.isObject()) {
+                throw new BadRequest("the body must be a JSON object");
+            }
+            return body;
+        } catch (JsonProcessingException e) {
+            throw new BadRequest("the body is not JSON: " + e.getOriginalMessage());
+        }
+    }
+
+    static final class Forbidden extends RuntimeException {
+        private static final long serialVersionUID = 1L;
+
+        Forbidden(String message) {
+            super(message);
+        }
     }
 
     private Dispenser dispenser(Context ctx) {
@@ -211,7 +362,7 @@ public final class TurnstileServer implements AutoCloseable {
     private static HttpStatus statusOf(EngineRuntimeException e) {
         return switch (e.getExceptionCode()) {
             case E_OBJECT_NOT_FOUND, E_CLASS_NOT_FOUND -> HttpStatus.NOT_FOUND;
-            case E_BAD_VALUE, E_PROPERTY_NOT_DEFINED -> HttpStatus.BAD_REQUEST;
+            case E_BAD_VALUE, E_PROPERTY_NOT_DEFINED, E_HOST_TRANSACTION -> HttpStatus.BAD_REQUEST;
             case E_ACCESS_DENIED -> HttpStatus.FORBIDDEN;
             case E_OBJECT_LOCKED, E_OBJECT_MODIFIED -> HttpStatus.CONFLICT;
             case E_LEASE_LAPSED -> HttpStatus.GONE;

@@ -1,0 +1,173 @@
+"use strict";
+const [, , type, id] = location.pathname.split("/");
+const api = `/api/articles/${type}/${id}`;
+let me = null, csrf = null, article = null, editing = null, heartbeatTimer = null;
+
+const $ = s => document.querySelector(s);
+const say = text => { $("#message").textContent = text; };
+// The server sanitises every article it stores and sends (jsoup Safelist): its HTML is rendered as HTML.
+const nodesOf = html => new DOMParser().parseFromString(html, "text/html").body.childNodes;
+const innerOf = html => { const t = document.createElement("template"); t.innerHTML = html; return t.content.firstElementChild.innerHTML; };
+
+// Every request is JSON and carries the session's CSRF token: the server refuses a change without them.
+function request(method, url, body, keepalive) {
+  const headers = { "Content-Type": "application/json" };
+  if (csrf) headers["X-CSRF-Token"] = csrf;
+  return fetch(url, { method, headers, keepalive, credentials: "same-origin",
+                      body: body === undefined ? undefined : JSON.stringify(body) });
+}
+
+async function call(method, url, body) {
+  const r = await request(method, url, body, false);
+  const data = r.status === 204 ? {} : await r.json();
+  return { status: r.status, data };
+}
+
+/** Who is signed in and the session's CSRF token: after a reload the page knows both again. */
+async function session() {
+  const r = await call("GET", "/api/session");
+  if (r.status === 200) { me = r.data.user; csrf = r.data.csrf; $("#me").textContent = me; }
+}
+
+async function load() {
+  if (!csrf) await session();
+  const r = await call("GET", api);
+  if (r.status === 401) { $("#login").hidden = false; $("#main").hidden = true; return null; }
+  if (r.status !== 200) { say(r.data.error); return null; }
+  article = r.data;
+  $("#login").hidden = true; $("#main").hidden = false;
+  render();
+  return article;
+}
+
+/** The whole article; each paragraph in a box with its state: mine, someone else's (greyed), or an Edit button. */
+function render() {
+  const a = article.articleLock;
+  $("#article-holder").textContent = a ? `The article is being edited by ${a.user} since ${a.since}` : "";
+  const box = $("#paragraphs");
+  box.replaceChildren();
+  for (const node of [...nodesOf(article.html)]) {
+    const pid = node.nodeType === Node.ELEMENT_NODE ? node.getAttribute("data-pid") : null;
+    if (!pid) { box.append(document.importNode(node, true)); continue; }
+    const lock = article.paragraphLocks[pid];
+    const div = document.createElement("div");
+    div.className = "para";
+    div.dataset.pid = pid;
+    const text = document.createElement("div");
+    text.className = "text";
+    text.append(document.importNode(node, true));
+    div.append(text);
+    if (lock && lock.user !== me) {
+      div.classList.add("locked-other");
+      const who = document.createElement("div");
+      who.className = "holder";
+      who.textContent = `being edited by ${lock.user}`;
+      div.append(who);
+    } else if (lock || (editing && editing.paragraph === pid)) {
+      div.classList.add("mine");
+    } else {
+      const b = document.createElement("button");
+      b.className = "edit-para";
+      b.textContent = "Edit";
+      b.onclick = () => edit({ paragraphs: [pid] }, pid);
+      div.append(b);
+    }
+    box.append(div);
+  }
+}
+
+/**
+ * Takes the lock, then loads the article: what it holds from then on nobody else can change, so that
+ * load is what the editor starts from (and its USN the save's base).
+ */
+async function edit(request, paragraph) {
+  if (editing) { say("Finish the current edit first."); return; }
+  const r = await call("POST", `${api}/locks`, request);
+  if (r.status === 409) { say(`Refused: ${r.data.error}`); await load(); return; }
+  if (r.status !== 200) { say(r.data.error); return; }
+  const lock = r.data.locks[0];
+  editing = { lockId: lock.lockId, paragraph, baseUsn: null };
+  heartbeatTimer = setInterval(heartbeat, lock.heartbeatEveryMillis);
+  if (!await load()) { await release(); return; }
+  editing.baseUsn = article.usn;
+  const area = $("#editor-text");
+  if (paragraph) {
+    area.innerHTML = innerOf(article.paragraphs.find(p => p.id === paragraph).html);
+  } else {
+    area.innerHTML = article.html;
+    // Paragraphs others hold are read-only here; the server refuses a save that changes them anyway.
+    for (const p of area.querySelectorAll("[data-pid]")) {
+      const lock = article.paragraphLocks[p.dataset.pid];
+      if (lock && lock.user !== me) {
+        p.contentEditable = "false";
+        p.classList.add("locked-other");
+        p.dataset.holder = lock.user;
+      }
+    }
+  }
+  $("#editor").hidden = false;
+  say(paragraph ? "Editing a paragraph." : "Editing the article.");
+}
+
+async function heartbeat() {
+  if (!editing) return;
+  const r = await call("POST", `/api/locks/${editing.lockId}/heartbeat`, {});
+  if (r.status !== 200) lapsed(`Your edit lock lapsed (${r.data.error}).`);
+}
+
+/** The lock is gone: what was typed moves to the kept box, where only the user discards it. */
+function lapsed(why) {
+  clearInterval(heartbeatTimer);
+  editing = null;
+  $("#kept-text").replaceChildren(...$("#editor-text").childNodes);
+  $("#kept").hidden = false;
+  $("#editor").hidden = true;
+  say(`${why} Your text is kept below.`);
+}
+
+async function save() {
+  if (!editing) { say("You hold no lock."); return; }
+  const r = await call("POST", `/api/locks/${editing.lockId}/save`, { html: $("#editor-text").innerHTML, baseUsn: editing.baseUsn });
+  if (r.status !== 200) {
+    say(`Not saved: ${r.data.error}. Your text is kept in the editor.`);
+    return;
+  }
+  await release();
+  say("Saved.");
+}
+
+async function release() {
+  if (editing) await call("POST", `/api/locks/${editing.lockId}/release`, {});
+  clearInterval(heartbeatTimer);
+  editing = null;
+  $("#editor").hidden = true;
+  await load();
+}
+
+$("#login").onsubmit = async e => {
+  e.preventDefault();
+  const r = await call("POST", "/login", { user: $("#login-user").value, password: $("#login-password").value });
+  if (r.status !== 200) { say(r.data.error); return; }
+  me = r.data.user; csrf = r.data.csrf; $("#me").textContent = me;
+  say("");
+  await load();
+};
+$("#logout").onclick = async () => {
+  if (editing) await release();
+  await call("POST", "/logout", {});
+  me = null; csrf = null;
+  $("#main").hidden = true; $("#login").hidden = false;
+  say("Logged out.");
+};
+$("#editor-text").addEventListener("keydown", e => {
+  // Enter in a paragraph is a line break: a new block would end the paragraph (the server refuses that).
+  if (e.key === "Enter" && editing && editing.paragraph) { e.preventDefault(); document.execCommand("insertLineBreak"); }
+});
+$("#edit-article").onclick = () => edit({}, null);
+$("#save").onclick = save;
+$("#cancel").onclick = async () => { await release(); say("Cancelled."); };
+$("#dismiss").onclick = () => { $("#kept").hidden = true; $("#kept-text").replaceChildren(); };
+// Closing the window gives the lock back: a keepalive request outlives the page (and, unlike a beacon, carries the headers).
+window.addEventListener("pagehide", () => { if (editing) request("POST", `/api/locks/${editing.lockId}/release`, {}, true); });
+setInterval(() => { if (me) load(); }, 1500);
+load();
