@@ -291,4 +291,48 @@ class ServerSecurityTest {
         }
         assertThat(TurnstileServer.CONTENT_SECURITY_POLICY).contains("script-src 'self';").contains("frame-ancestors 'none'");
     }
+
+    @Test
+    void aBurstOnAFreshlyStartedServer_getsNo503() throws Exception {
+        try (ContentEngine fresh = ContentEngine.open(EngineConfig.builder()
+                .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "burst-" + UUID.randomUUID()).toAbsolutePath() + ";AUTO_SERVER=TRUE")
+                .editLockType("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 200))
+                .build())) {
+            Map<String, Set<String>> many = new LinkedHashMap<>();
+            for (int i = 0; i < 32; i++) {
+                many.put("u" + i, Set.of());
+            }
+            ServerUsers burstUsers = ServerUsers.demo(many);
+            StringBuilder html = new StringBuilder();
+            for (int i = 0; i < 32; i++) {
+                html.append("<p>paragraph ").append(i).append("</p>");
+            }
+            List<String> pids = fresh.editLocks().createArticle("setup", "wiki", "burst", html.toString()).paragraphs().stream()
+                    .map(dev.turnstile.api.Paragraph::id).toList();
+            TurnstileServer burst = new TurnstileServer(fresh, burstUsers, clock).start(0);
+            try {
+                List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> all = new java.util.ArrayList<>();
+                int i = 0;
+                for (Map.Entry<String, ServerUsers.User> e : burstUsers.tokens().entrySet()) {
+                    String pid = pids.get(i++);
+                    for (int k = 0; k < 4; k++) {
+                        HttpRequest r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + burst.port()
+                                        + (k % 2 == 0 ? "/api/articles/wiki/burst/locks" : "/api/articles/wiki/burst")))
+                                .method(k % 2 == 0 ? "POST" : "GET", k % 2 == 0
+                                        ? HttpRequest.BodyPublishers.ofString("{\"paragraphs\": [\"" + pid + "\"]}")
+                                        : HttpRequest.BodyPublishers.noBody())
+                                .header("Authorization", "Bearer " + e.getKey()).header("Content-Type", "application/json").build();
+                        all.add(http.sendAsync(r, HttpResponse.BodyHandlers.ofString()));
+                    }
+                }
+                List<Integer> statuses = new java.util.ArrayList<>();
+                for (var f : all) {
+                    statuses.add(f.get(2, java.util.concurrent.TimeUnit.MINUTES).statusCode());
+                }
+                assertThat(statuses).hasSize(128).allMatch(st -> st == 200);
+            } finally {
+                burst.close();
+            }
+        }
+    }
 }
