@@ -1,5 +1,6 @@
 package dev.turnstile.api;
 
+import java.util.List;
 import java.util.Set;
 
 /** The dispensers of one session (numbers are registered to its user). */
@@ -18,4 +19,10 @@ public interface Dispensers {
 
     /** The names configured in this engine's turnstile.yaml. */
     Set<String> configuredNames();
+
+    /**
+     * Admin: every dispenser in the database, by name (configured or created since), sorted;
+     * {@code E_ACCESS_DENIED} without the dispenser admin role.
+     */
+    List<String> names();
 }

@@ -30,6 +30,15 @@ public interface EditLocks {
 
     EditStatus status(EditResource article);
 
+    /** Every valid edit lock of every article, oldest first, at most {@code max}: who edits what. */
+    List<EditLock> heldLocks(int max);
+
+    /**
+     * The audit trail of one resource ({@code type:article}, {@code type:article#paragraph}, or a
+     * lock id a refusal named no resource for), newest first, at most {@code max} entries.
+     */
+    List<EditAuditEntry> audit(String resourceId, int max);
+
     /** Creates an article of {@code type} with this HTML; paragraphs get their ids. */
     Article createArticle(String user, String type, String articleId, String html);
 

@@ -48,6 +48,12 @@ public interface ObjectStore {
 
     UpdatingBatch createUpdatingBatch(RefreshMode refreshMode);
 
+    /**
+     * The objects that hold an unexpired cooperative lock, soonest expiry first, at most
+     * {@code max}; objects of the engine's classes only with their read role.
+     */
+    java.util.List<ObjectLockInfo> lockedObjects(int max);
+
     /** Registers a preprocessor for saves of this class and its subclasses, in this engine. */
     void addChangePreprocessor(String className, ChangePreprocessor preprocessor);
 

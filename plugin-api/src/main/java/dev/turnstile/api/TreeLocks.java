@@ -38,6 +38,9 @@ public interface TreeLocks {
     /** The locks held on {@code subtree}'s root or anywhere below it, oldest first; expired ones included, marked. */
     List<TreeLockInfo> status(TreePath subtree);
 
+    /** Every lease in the database, oldest first, lapsed ones included (marked). */
+    List<TreeLockInfo> status();
+
     /**
      * Reads an operation document: the tree of nodes from the root down to the nodes to lock, as
      * nested XML elements ({@code <site id="O"><workshop id="A"><bench id="1"/></workshop></site>})

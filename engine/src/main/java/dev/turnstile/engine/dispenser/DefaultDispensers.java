@@ -5,6 +5,7 @@ import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.Dispensers;
 import dev.turnstile.api.EngineRuntimeException;
 
+import java.util.List;
 import java.util.Set;
 
 /** One session's dispensers: numbers are registered to its user; admin operations need the admin role. */
@@ -17,6 +18,12 @@ final class DefaultDispensers implements Dispensers {
         this.services = services;
         this.user = user;
         this.admin = admin;
+    }
+
+    @Override
+    public List<String> names() {
+        DefaultDispenser.requireAdmin(admin, user, "list the", "names", services.adminRole);
+        return services.names();
     }
 
     @Override

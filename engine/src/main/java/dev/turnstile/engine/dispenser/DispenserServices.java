@@ -1,5 +1,7 @@
 package dev.turnstile.engine.dispenser;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.DispenserConfig;
@@ -18,6 +20,7 @@ import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 
 import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -100,6 +103,26 @@ public final class DispenserServices {
     Set<String> configuredNames() {
         return configured.keySet();
     }
+
+    /** Every dispenser object's name, sorted: read from the rows, so created-since ones count too. */
+    List<String> names() {
+        List<String> values = database.inTransaction(() -> "listing dispensers", session ->
+                session.createNativeQuery("SELECT prop_values FROM ts_object WHERE class_name = :c", String.class)
+                        .setParameter("c", Dispenser.CLASS_NAME).getResultList());
+        List<String> names = new ArrayList<>();
+        ObjectMapper json = new ObjectMapper();
+        for (String row : values) {
+            try {
+                names.add(json.readTree(row).path(Series.NAME).asText());
+            } catch (JsonProcessingException e) {
+                throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "A dispenser row holds values that are not"
+                        + " JSON: " + e.getOriginalMessage(), e);
+            }
+        }
+        names.sort(null);
+        return names;
+    }
+
 
     /** Dispenser objects have fixed ids, so every process finds one by name with a single fetch. */
     static UUID idOf(String name) {

@@ -1,6 +1,7 @@
 package dev.turnstile.engine.editlock;
 
 import dev.turnstile.api.Article;
+import dev.turnstile.api.EditAuditEntry;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EditLock;
 import dev.turnstile.api.EditLockConfig;
@@ -350,6 +351,32 @@ public final class DefaultEditLocks implements EditLocks {
         return new EditStatus(a, articleLock, paragraphs);
     }
 
+    @Override
+    public List<EditLock> heldLocks(int max) {
+        if (max < 1 || max > 10_000) {
+            throw EngineRuntimeException.badArgument("heldLocks max", max, "1 to 10000");
+        }
+        Instant now = database.now();
+        List<EditLockRecord> rows = database.inTransaction(() -> "listing edit locks", session ->
+                session.createSelectionQuery("from EditLockRecord l where l.state = 1 order by l.startTime, l.resourceId",
+                        EditLockRecord.class).getResultList());
+        return rows.stream().filter(r -> valid(r, now)).limit(max).map(r -> toLock(r, resourceOf(r.resourceId))).toList();
+    }
+
+    @Override
+    public List<EditAuditEntry> audit(String resourceId, int max) {
+        if (resourceId == null || resourceId.isBlank() || resourceId.length() > 2000) {
+            throw EngineRuntimeException.badArgument("audited resource", resourceId, "a resource id such as wiki:article or a lock id");
+        }
+        if (max < 1 || max > 10_000) {
+            throw EngineRuntimeException.badArgument("audit max", max, "1 to 10000");
+        }
+        return database.inTransaction(() -> "reading the edit audit of " + resourceId, session ->
+                session.createSelectionQuery("from EditAuditRecord a where a.resourceId = :r order by a.id desc", EditAuditRecord.class)
+                        .setParameter("r", resourceId).setMaxResults(max).getResultList().stream()
+                        .map(a -> new EditAuditEntry(a.at, a.userId, a.operation, a.resourceId, a.outcome, a.detail)).toList());
+    }
+
     // ---- articles -------------------------------------------------------------------------
 
     static UUID idOf(EditResource article) {
@@ -541,14 +568,6 @@ public final class DefaultEditLocks implements EditLocks {
             audit(session, now, user, operation, resources, outcome, detail);
             return null;
         });
-    }
-
-    /** The audit entries of a resource, oldest first, as "user operation outcome" lines (for tests and support). */
-    List<String> auditOf(String resourceId) {
-        return database.inTransaction(() -> "reading the edit audit", session ->
-                session.createSelectionQuery("from EditAuditRecord a where a.resourceId = :r order by a.id", EditAuditRecord.class)
-                        .setParameter("r", resourceId).getResultList().stream()
-                        .map(a -> a.userId + " " + a.operation + " " + a.outcome).toList());
     }
 
     private void checkUser(String user) {

@@ -8,6 +8,7 @@ import dev.turnstile.api.Document;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.Folder;
 import dev.turnstile.api.IndependentObject;
+import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyDefinition;
 import dev.turnstile.api.PropertyFilter;
@@ -160,6 +161,16 @@ final class DefaultObjectStore implements ObjectStore {
     @Override
     public void removeChangePreprocessor(String className, ChangePreprocessor preprocessor) {
         services.preprocessors.remove(className, preprocessor);
+    }
+
+    @Override
+    public List<ObjectLockInfo> lockedObjects(int max) {
+        if (max < 1 || max > 10_000) {
+            throw EngineRuntimeException.badArgument("lockedObjects max", max, "1 to 10000");
+        }
+        return services.persistence.lockedObjects().stream()
+                .filter(l -> services.systemClasses.mayRead(services.classes.get(l.className()), actor, roles))
+                .limit(max).toList();
     }
 
     ObjectState read(String className, UUID id) {

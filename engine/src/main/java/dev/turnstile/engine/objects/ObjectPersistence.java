@@ -4,6 +4,7 @@ import dev.turnstile.api.ChangeContext.Action;
 import dev.turnstile.api.ChangeKind;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.GuardedWrite;
@@ -95,6 +96,21 @@ final class ObjectPersistence {
         for (int i = 0; i < ordered.size(); i++) {
             ordered.get(i).saved(states.get(i), mode);
         }
+    }
+
+    /** Every unexpired cooperative lock by the database clock, soonest expiry first. */
+    List<ObjectLockInfo> lockedObjects() {
+        return database.inTransaction(() -> "listing cooperative locks", session -> {
+            Instant now = database.now();
+            return session.createSelectionQuery("select o.className, o.id, o.lockHolder, o.lockOwner, o.lockTimeout,"
+                            + " o.dateLastModified from ObjectRecord o where o.lockHolder is not null", Object[].class)
+                    .getResultList().stream()
+                    .map(r -> new ObjectLockInfo((String) r[0], (UUID) r[1], (String) r[2], (String) r[3],
+                            new LockState((String) r[2], (String) r[3], null, (Integer) r[4]).expiry((Instant) r[5])))
+                    .filter(l -> l.expiresAt() != null && !l.expiresAt().isBefore(now))
+                    .sorted(java.util.Comparator.comparing(ObjectLockInfo::expiresAt))
+                    .toList();
+        });
     }
 
     /**

@@ -14,7 +14,8 @@ import java.util.UUID;
  * UPDATE whatever the class, and classes can gain properties without DDL.
  */
 @Entity
-@Table(name = "ts_object", indexes = @Index(name = "ts_object_class", columnList = "class_name"))
+@Table(name = "ts_object", indexes = {@Index(name = "ts_object_class", columnList = "class_name"),
+        @Index(name = "ts_object_lock_holder", columnList = "lock_holder")})
 public class ObjectRecord {
     /** Most characters the JSON of one object's custom values may take. */
     static final int MAX_VALUES_LENGTH = 1_000_000;

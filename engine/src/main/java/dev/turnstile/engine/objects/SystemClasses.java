@@ -57,6 +57,16 @@ final class SystemClasses {
         }
     }
 
+    /** Whether the session may read objects of the class (an engine class needs its read role). */
+    boolean mayRead(DefaultClassDefinition definition, LockRules.Actor actor, Set<String> roles) {
+        String system = systemClassOf(definition);
+        if (system == null || actor.engine()) {
+            return true;
+        }
+        String role = owners.get(system).readRole();
+        return role == null || roles.contains(role);
+    }
+
     /** Refuses a read of a system object by a session without the class's read role. */
     void checkRead(DefaultClassDefinition definition, UUID id, LockRules.Actor actor, Set<String> roles) {
         String system = systemClassOf(definition);

@@ -74,6 +74,11 @@ public final class DefaultTreeLocks implements TreeLocks {
     }
 
     @Override
+    public List<TreeLockInfo> status() {
+        return store.statusAll();
+    }
+
+    @Override
     public TreeLockRequest parseRequest(String document) {
         return OperationDocuments.parse(document);
     }

@@ -198,12 +198,19 @@ final class TreeLockStore {
 
     /** Leases holding nodes at or under {@code subtree}, oldest first. */
     List<TreeLockInfo> status(TreePath subtree) {
-        Instant now = database.now();
-        return leases("%" + Sql.likeLiteral(subtree.toString()) + "%").stream()
+        return info(leases("%" + Sql.likeLiteral(subtree.toString()) + "%").stream()
                 .filter(held -> held.request.nodes().keySet().stream().anyMatch(p -> p.equals(subtree) || subtree.isAncestorOf(p)))
-                .map(held -> new TreeLockInfo(held.row.leaseId, held.row.owner, held.request.nodes(), held.row.acquiredAt,
-                        held.row.expiresAt, held.row.expiresAt.isBefore(now)))
-                .toList();
+                .toList());
+    }
+
+    List<TreeLockInfo> statusAll() {
+        return info(leases("%"));
+    }
+
+    private List<TreeLockInfo> info(List<Held> leases) {
+        Instant now = database.now();
+        return leases.stream().map(held -> new TreeLockInfo(held.row.leaseId, held.row.owner, held.request.nodes(),
+                held.row.acquiredAt, held.row.expiresAt, held.row.expiresAt.isBefore(now))).toList();
     }
 
     /** The leases whose nodes conflict with {@code request}, as text for a refusal message. */

@@ -318,6 +318,15 @@ public abstract class AbstractDispenserContractTest {
     }
 
     @Test
+    void names_listEveryDispenserInTheDatabase_forAdminsOnly() {
+        Dispenser d = create(DispenserConfig.ofDefaults());
+        assertThat(admin.names()).contains(d.name()).isSorted();
+        EngineRuntimeException e = failure(() -> clerk.names());
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
+        assertThat(e.getMessage()).contains("dave may not list the dispenser names", "dispenser-admin");
+    }
+
+    @Test
     void adminOperations_needTheAdminRole_andChangeNothingOtherwise() {
         Dispenser d = create(DispenserConfig.ofDefaults());
         Dispenser asClerk = clerk.get(d.name());

@@ -90,6 +90,14 @@ public abstract class AbstractEditLockContractTest {
         return EditResource.paragraph(WIKI, article.articleId(), paragraphs.get(n - 1).id());
     }
 
+    /** A resource's audit trail, oldest first, as "user operation outcome" lines. */
+    private List<String> auditOf(String resourceId) {
+        List<String> lines = new ArrayList<>(locks.audit(resourceId, 1000).stream()
+                .map(a -> a.user() + " " + a.operation() + " " + a.outcome()).toList());
+        java.util.Collections.reverse(lines);
+        return lines;
+    }
+
     private void assertRefused(EditLockResult r, String holder) {
         assertThat(r.isGranted()).isFalse();
         assertThat(r.holder()).isEqualTo(holder);
@@ -353,9 +361,28 @@ public abstract class AbstractEditLockContractTest {
         locks.acquire(editorB, article);
         locks.heartbeat(editorA, a.lockId());
         locks.release(editorA, a.lockId());
-        List<String> audit = ((DefaultEditLocks) locks).auditOf(article.resourceId());
+        List<String> audit = auditOf(article.resourceId());
         assertThat(audit).containsSubsequence("editor create ok", editorA + " acquire granted", editorB + " acquire refused",
                 editorA + " heartbeat ok", editorA + " release ok");
+    }
+
+    @Test
+    void heldLocksListsEveryValidLock_andARefusedHeartbeatIsAuditedUnderTheResource() {
+        EditLock a = locks.acquire(editorA, paragraph(1)).lock();
+        EditLock b = locks.acquire(editorB, paragraph(2)).lock();
+        EditLock gone = locks.acquire(editorC, paragraph(3)).lock();
+        locks.release(editorC, gone.lockId());
+        assertThat(locks.heldLocks(10_000)).extracting(EditLock::lockId).contains(a.lockId(), b.lockId()).doesNotContain(gone.lockId());
+        assertThat(failure(() -> locks.heartbeat(editorB, a.lockId())).getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
+        assertThat(locks.audit(paragraph(1).resourceId(), 1)).singleElement().satisfies(e -> {
+            assertThat(e.user()).isEqualTo(editorB);
+            assertThat(e.operation()).isEqualTo("heartbeat");
+            assertThat(e.outcome()).isEqualTo("refused");
+            assertThat(e.detail()).contains("it is not theirs");
+        });
+        clock.advance(Duration.ofMinutes(3));
+        assertThat(locks.heldLocks(10_000)).extracting(EditLock::lockId).doesNotContain(a.lockId(), b.lockId());
+        assertThat(failure(() -> locks.heldLocks(0)).getMessage()).contains("heldLocks max");
     }
 
     @Test
@@ -422,8 +449,8 @@ public abstract class AbstractEditLockContractTest {
                 "<p data-pid=\"" + p2 + "\">Beijing, by A.</p>",
                 "<p data-pid=\"" + end.paragraphs().get(2).id() + "\">New, by B.</p>",
                 paragraphs.get(2).html(), paragraphs.get(3).html());
-        assertThat(((DefaultEditLocks) locks).auditOf(article.resourceId())).contains(editorB + " save refused", editorB + " save saved");
-        assertThat(((DefaultEditLocks) locks).auditOf(paragraph(2).resourceId())).contains(editorA + " save saved");
+        assertThat(auditOf(article.resourceId())).contains(editorB + " save refused", editorB + " save saved");
+        assertThat(auditOf(paragraph(2).resourceId())).contains(editorA + " save saved");
     }
 
     @Test

@@ -235,6 +235,25 @@ public abstract class AbstractObjectStoreContractTest {
     }
 
     @Test
+    void lockedObjects_listsUnexpiredCooperativeLocks_withHolderOwnerAndExpiry() {
+        CustomObject locked = newCounter(0);
+        CustomObject o = fetch(bob, locked.getId());
+        o.lock(600, "console test");
+        o.save(RefreshMode.REFRESH);
+        CustomObject free = newCounter(0);
+        assertThat(alice.lockedObjects(10_000)).filteredOn(l -> l.id().equals(locked.getId())).singleElement().satisfies(l -> {
+            assertThat(l.holder()).isEqualTo("bob");
+            assertThat(l.owner()).isEqualTo("console test");
+            assertThat(l.className()).isEqualTo(counterClass);
+            assertThat(l.expiresAt()).isEqualTo(o.getDateLastModified().plusSeconds(600));
+        });
+        assertThat(alice.lockedObjects(10_000)).extracting(l -> l.id()).doesNotContain(free.getId());
+        o.unlock();
+        o.save(RefreshMode.REFRESH);
+        assertThat(alice.lockedObjects(10_000)).extracting(l -> l.id()).doesNotContain(locked.getId());
+    }
+
+    @Test
     void fetchReplacesTheFetchedValues_andDropsTheirPendingChanges_keepingTheOthers() {
         CustomObject created = newCounter(0);
         CustomObject b = fetch(bob, created.getId());

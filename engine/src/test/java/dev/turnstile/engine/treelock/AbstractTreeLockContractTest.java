@@ -227,6 +227,7 @@ public abstract class AbstractTreeLockContractTest {
         });
         assertThat(locks.status(site)).extracting(TreeLockInfo::owner).containsExactlyInAnyOrder("op 17", "audit");
         assertThat(locks.status(bench("A", "2"))).isEmpty();
+        assertThat(locks.status()).extracting(TreeLockInfo::leaseId).contains(a1.leaseId(), b.leaseId());
         a1.unlock();
         b.unlock();
     }
