@@ -3,7 +3,6 @@ package dev.turnstile.samples.server;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.turnstile.api.ClientLag;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.EngineRuntimeException;
@@ -53,6 +52,8 @@ public final class TurnstileServer implements AutoCloseable {
             + " img-src 'self' https:; connect-src 'self'; form-action 'self'; frame-ancestors 'none'; base-uri 'none'";
     private static final String PAGE = resource("/web/article.html");
     private static final String PAGE_SCRIPT = resource("/web/article.js");
+    private static final String CONSOLE = resource("/web/console.html");
+    private static final String CONSOLE_SCRIPT = resource("/web/console.js");
 
     private final ContentEngine engine;
     private final ServerUsers users;
@@ -78,6 +79,8 @@ public final class TurnstileServer implements AutoCloseable {
             config.routes.before(TurnstileServer::securityHeaders);
             config.routes.post("/login", this::login);
             config.routes.post("/logout", this::logout);
+            config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(CONSOLE));
+            config.routes.get("/console.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(CONSOLE_SCRIPT));
             config.routes.get("/edit/{type}/{id}", ctx -> ctx.contentType("text/html; charset=utf-8").result(PAGE));
             config.routes.get("/article.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(PAGE_SCRIPT));
             config.routes.before("/api/*", this::authenticate);
@@ -85,6 +88,9 @@ public final class TurnstileServer implements AutoCloseable {
             config.routes.post("/api/dispensers/{name}/next", this::next);
             config.routes.get("/api/dispensers/{name}", this::describe);
             config.routes.get("/api/changes/lag", this::lag);
+            ConsoleRoutes console = new ConsoleRoutes(engine);
+            config.routes.get("/api/console", console::show);
+            config.routes.get("/api/console/audit", console::audit);
             EditRoutes edit = new EditRoutes(engine.editLocks());
             config.routes.get("/api/articles/{type}/{id}", edit::show);
             config.routes.put("/api/articles/{type}/{id}", edit::create);
@@ -333,18 +339,7 @@ public final class TurnstileServer implements AutoCloseable {
     }
 
     private void lag(Context ctx) {
-        List<Map<String, Object>> clients = new ArrayList<>();
-        for (ClientLag lag : engine.changes().lag()) {
-            Map<String, Object> c = new LinkedHashMap<>();
-            c.put("client", lag.client());
-            c.put("position", lag.position());
-            c.put("pending", lag.pending());
-            c.put("oldestPendingMillis", lag.oldestPending() == null ? null : lag.oldestPending().toMillis());
-            c.put("touchedAt", lag.touchedAt().toString());
-            c.put("heldBy", lag.heldBy());
-            clients.add(c);
-        }
-        json(ctx, HttpStatus.OK, Map.of("clients", clients));
+        json(ctx, HttpStatus.OK, Map.of("clients", engine.changes().lag().stream().map(ConsoleRoutes::client).toList()));
     }
 
     private void describe(Context ctx) {

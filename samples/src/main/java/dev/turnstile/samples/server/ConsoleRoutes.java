@@ -1,0 +1,143 @@
+package dev.turnstile.samples.server;
+
+import dev.turnstile.api.ClientLag;
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.Dispensers;
+import dev.turnstile.api.EditAuditEntry;
+import dev.turnstile.api.EditLock;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ObjectLockInfo;
+import dev.turnstile.api.RegisterReport;
+import dev.turnstile.api.TreeLockInfo;
+import io.javalin.http.Context;
+import io.javalin.http.HttpStatus;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * The console's data, for the page at {@code /}:
+ * <ul>
+ *   <li>{@code GET /api/console}: who holds what — edit locks with holder and age, tree locks,
+ *       cooperative object locks — the dispensers with their current numbers and register report
+ *       (for the dispenser admin role), and every change feed client's lag
+ *   <li>{@code GET /api/console/audit?resource=…}: the audit trail of one edit resource, newest first
+ * </ul>
+ * Each list is capped at {@link #MAX_ROWS}; the console is for looking, not for exporting.
+ */
+final class ConsoleRoutes {
+    static final int MAX_ROWS = 500;
+
+    private final ContentEngine engine;
+
+    ConsoleRoutes(ContentEngine engine) {
+        this.engine = engine;
+    }
+
+    void show(Context ctx) {
+        ServerUsers.User user = ctx.attribute(TurnstileServer.USER);
+        Instant now = Instant.now(); // only to show ages; every decision is the engine's, by the database clock
+        Map<String, Object> body = new LinkedHashMap<>();
+        body.put("me", user.name());
+        body.put("editLocks", engine.editLocks().heldLocks(MAX_ROWS).stream().map(l -> editLock(l, now)).toList());
+        body.put("treeLocks", engine.treeLocks().status().stream().limit(MAX_ROWS).map(ConsoleRoutes::treeLock).toList());
+        body.put("objectLocks", engine.session(user.name(), user.roles()).objectStore().lockedObjects(MAX_ROWS).stream()
+                .map(ConsoleRoutes::objectLock).toList());
+        Dispensers dispensers = engine.session(user.name(), user.roles()).dispensers();
+        try {
+            List<Map<String, Object>> rows = new ArrayList<>();
+            for (String name : dispensers.names().stream().limit(MAX_ROWS).toList()) {
+                rows.add(dispenser(dispensers.get(name)));
+            }
+            body.put("dispensers", rows);
+        } catch (EngineRuntimeException e) {
+            body.put("dispensers", null);
+            body.put("dispensersRefused", e.getMessage());
+        }
+        body.put("feedClients", engine.changes().lag().stream().limit(MAX_ROWS).map(ConsoleRoutes::client).toList());
+        TurnstileServer.json(ctx, HttpStatus.OK, body);
+    }
+
+    void audit(Context ctx) {
+        String resource = ctx.queryParam("resource");
+        if (resource == null || resource.isBlank()) {
+            throw new TurnstileServer.BadRequest("name the resource: ?resource=wiki:welcome (or a paragraph, or a lock id)");
+        }
+        List<Map<String, Object>> rows = new ArrayList<>();
+        for (EditAuditEntry e : engine.editLocks().audit(resource, MAX_ROWS)) {
+            Map<String, Object> m = new LinkedHashMap<>();
+            m.put("at", e.at().toString());
+            m.put("user", e.user());
+            m.put("operation", e.operation());
+            m.put("outcome", e.outcome());
+            m.put("detail", e.detail());
+            rows.add(m);
+        }
+        TurnstileServer.json(ctx, HttpStatus.OK, Map.of("resource", resource, "entries", rows));
+    }
+
+    private static Map<String, Object> editLock(EditLock l, Instant now) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("article", l.resource().article().resourceId());
+        m.put("paragraph", l.resource().paragraphId());
+        m.put("user", l.userId());
+        m.put("since", l.startTime().toString());
+        m.put("ageSeconds", Math.max(0, Duration.between(l.startTime(), now).toSeconds()));
+        m.put("expiresAt", l.expiresAt().toString());
+        return m;
+    }
+
+    private static Map<String, Object> treeLock(TreeLockInfo i) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("owner", i.owner());
+        List<String> nodes = new ArrayList<>();
+        i.nodes().forEach((path, mode) -> nodes.add(path + " (" + mode + ")"));
+        m.put("nodes", nodes);
+        m.put("since", i.acquiredAt().toString());
+        m.put("until", i.expiresAt().toString());
+        m.put("lapsed", i.expired());
+        return m;
+    }
+
+    private static Map<String, Object> objectLock(ObjectLockInfo l) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("object", l.className() + " {" + l.id() + "}");
+        m.put("holder", l.holder());
+        m.put("owner", l.owner());
+        m.put("expiresAt", l.expiresAt().toString());
+        return m;
+    }
+
+    private static Map<String, Object> dispenser(Dispenser d) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("name", d.name());
+        m.put("current", d.current());
+        m.put("format", d.config().format());
+        RegisterReport r = d.report();
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("period", r.period());
+        report.put("first", r.first());
+        report.put("last", r.last());
+        report.put("issued", r.issued());
+        report.put("voided", r.voided());
+        report.put("missing", r.missing().stream().limit(MAX_ROWS).toList());
+        m.put("report", report);
+        return m;
+    }
+
+    static Map<String, Object> client(ClientLag lag) {
+        Map<String, Object> c = new LinkedHashMap<>();
+        c.put("client", lag.client());
+        c.put("position", lag.position());
+        c.put("pending", lag.pending());
+        c.put("oldestPendingMillis", lag.oldestPending() == null ? null : lag.oldestPending().toMillis());
+        c.put("touchedAt", lag.touchedAt().toString());
+        c.put("heldBy", lag.heldBy());
+        return c;
+    }
+}

@@ -1,0 +1,110 @@
+"use strict";
+// The operator's console: everything is read from /api/console every two seconds; every value is
+// put into the page as text, never as HTML.
+let me = null, csrf = null, auditResource = null;
+const $ = s => document.querySelector(s);
+const say = text => { $("#message").textContent = text; };
+
+async function call(method, url, body) {
+  const headers = { "Content-Type": "application/json" };
+  if (csrf) headers["X-CSRF-Token"] = csrf;
+  const r = await fetch(url, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
+  return { status: r.status, data: r.status === 204 ? {} : await r.json() };
+}
+
+const age = seconds => seconds < 60 ? `${seconds} s` : seconds < 3600 ? `${Math.floor(seconds / 60)} min`
+  : `${Math.floor(seconds / 3600)} h ${Math.floor(seconds % 3600 / 60)} min`;
+
+/** Fills a table's body with one row per item; each cell is text (or an element built here). */
+function fill(id, items, cells) {
+  const body = $(`#${id} tbody`);
+  body.replaceChildren();
+  if (!items || items.length === 0) {
+    const tr = document.createElement("tr");
+    const td = document.createElement("td");
+    td.colSpan = $(`#${id} thead tr`).children.length;
+    td.className = "empty";
+    td.textContent = "none";
+    tr.append(td);
+    body.append(tr);
+    return;
+  }
+  for (const item of items) {
+    const tr = document.createElement("tr");
+    for (const value of cells(item)) {
+      const td = document.createElement("td");
+      if (value instanceof Node) td.append(value); else td.textContent = value == null ? "" : String(value);
+      tr.append(td);
+    }
+    body.append(tr);
+  }
+}
+
+function auditButton(resource) {
+  const b = document.createElement("button");
+  b.className = "show-audit";
+  b.textContent = "audit";
+  b.onclick = () => { $("#audit-resource").value = resource; showAudit(resource); };
+  return b;
+}
+
+async function refresh() {
+  const r = await call("GET", "/api/console");
+  if (r.status === 401) { $("#login").hidden = false; $("#main").hidden = true; me = null; return; }
+  if (r.status !== 200) { say(r.data.error); return; }
+  const c = r.data;
+  if (!csrf) {
+    const s = await call("GET", "/api/session");
+    if (s.status === 200) csrf = s.data.csrf;
+  }
+  me = c.me;
+  $("#me").textContent = me;
+  $("#login").hidden = true; $("#main").hidden = false;
+  $("#refreshed").textContent = new Date().toLocaleTimeString();
+  fill("edit-locks", c.editLocks, l => {
+    const link = document.createElement("a");
+    const [type, article] = l.article.split(/:(.*)/s);
+    link.href = `/edit/${encodeURIComponent(type)}/${encodeURIComponent(article)}`;
+    link.textContent = l.article;
+    return [link, l.paragraph || "(whole article)", l.user, age(l.ageSeconds), l.expiresAt,
+            auditButton(l.paragraph ? `${l.article}#${l.paragraph}` : l.article)];
+  });
+  fill("tree-locks", c.treeLocks, t => [t.owner, t.nodes.join(", "), t.since, t.lapsed ? `${t.until} (lapsed)` : t.until]);
+  fill("object-locks", c.objectLocks, o => [o.object, o.holder, o.owner, o.expiresAt]);
+  $("#dispensers-refused").hidden = c.dispensers !== null;
+  $("#dispensers-refused").textContent = c.dispensersRefused || "";
+  fill("dispensers", c.dispensers || [], d => {
+    const missing = document.createElement("span");
+    missing.textContent = d.report.missing.length === 0 ? "none" : d.report.missing.join(", ");
+    if (d.report.missing.length > 0) missing.className = "bad";
+    return [d.name, d.current, d.report.period || "(no reset)", d.report.issued, d.report.voided, missing];
+  });
+  fill("feed-clients", c.feedClients, f => [f.client, f.position, f.pending,
+    f.oldestPendingMillis == null ? "" : age(Math.floor(f.oldestPendingMillis / 1000)), f.heldBy || ""]);
+  if (auditResource) await showAudit(auditResource);
+}
+
+async function showAudit(resource) {
+  auditResource = resource;
+  const r = await call("GET", `/api/console/audit?resource=${encodeURIComponent(resource)}`);
+  if (r.status !== 200) { say(r.data.error); return; }
+  fill("audit", r.data.entries, e => [e.at, e.user, e.operation, e.outcome, e.detail]);
+}
+
+$("#login").onsubmit = async e => {
+  e.preventDefault();
+  const r = await call("POST", "/login", { user: $("#login-user").value, password: $("#login-password").value });
+  if (r.status !== 200) { say(r.data.error); return; }
+  csrf = r.data.csrf;
+  say("");
+  await refresh();
+};
+$("#logout").onclick = async () => {
+  await call("POST", "/logout", {});
+  me = null; csrf = null;
+  $("#main").hidden = true; $("#login").hidden = false;
+  say("Logged out.");
+};
+$("#audit-form").onsubmit = e => { e.preventDefault(); showAudit($("#audit-resource").value.trim()); };
+setInterval(() => { if (me) refresh(); }, 2000);
+refresh();

@@ -1,0 +1,180 @@
+package dev.turnstile.samples;
+
+import dev.turnstile.api.Article;
+import dev.turnstile.api.ChangeFilter;
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.DeliveryMode;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.EditLockConfig;
+import dev.turnstile.api.EditResource;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.TreeLockHandle;
+import dev.turnstile.api.TreeLockRequest;
+import dev.turnstile.api.TreePath;
+import dev.turnstile.samples.server.ServerUsers;
+import dev.turnstile.samples.server.TurnstileServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
+import org.openqa.selenium.By;
+import org.openqa.selenium.Dimension;
+import org.openqa.selenium.OutputType;
+import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.TakesScreenshot;
+import org.openqa.selenium.WebDriver;
+import org.openqa.selenium.chrome.ChromeDriver;
+import org.openqa.selenium.chrome.ChromeDriverService;
+import org.openqa.selenium.chrome.ChromeOptions;
+import org.openqa.selenium.support.ui.ExpectedConditions;
+import org.openqa.selenium.support.ui.WebDriverWait;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The console at {@code /} in headless Chromium: an operator sees who holds what (edit, tree and
+ * object locks), the dispensers with their register report and the feed clients with their lag,
+ * watches a new lock appear without reloading, and reads one resource's audit trail.
+ */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
+class ConsolePageBrowserTest {
+    private static final Duration WAIT = Duration.ofSeconds(15);
+    private ContentEngine engine;
+    private TurnstileServer server;
+    private ServerUsers users;
+    private WebDriver browser;
+
+    @BeforeAll
+    void start() {
+        engine = ContentEngine.open(EngineConfig.builder()
+                .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "console-" + UUID.randomUUID()).toAbsolutePath() + ";AUTO_SERVER=TRUE")
+                .editLockType("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20))
+                .changesEnabled(true)
+                .build());
+        Map<String, Set<String>> demo = new LinkedHashMap<>();
+        demo.put("operator", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE));
+        demo.put("alice", Set.of());
+        users = ServerUsers.demo(demo);
+        server = new TurnstileServer(engine, users).start(0);
+    }
+
+    @AfterAll
+    void stop() {
+        if (browser != null) {
+            browser.quit();
+        }
+        server.close();
+        engine.close();
+    }
+
+    private WebDriver open(String user) throws Exception {
+        ChromeOptions options = new ChromeOptions();
+        options.setBinary("/usr/bin/chromium");
+        options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
+                "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                "--user-data-dir=" + Files.createTempDirectory("chromium-console"));
+        ChromeDriverService service = new ChromeDriverService.Builder().usingDriverExecutable(new File("/usr/bin/chromedriver"))
+                .usingAnyFreePort().build();
+        WebDriver d = new ChromeDriver(service, options);
+        d.manage().window().setSize(new Dimension(1200, 1100));
+        d.get("http://127.0.0.1:" + server.port() + "/");
+        wait(d).until(ExpectedConditions.visibilityOfElementLocated(By.id("login-user"))).sendKeys(user);
+        d.findElement(By.id("login-password")).sendKeys(users.passwords().get(user));
+        d.findElement(By.id("login-button")).click();
+        wait(d).until(ExpectedConditions.textToBe(By.id("me"), user));
+        return d;
+    }
+
+    private static WebDriverWait wait(WebDriver d) {
+        WebDriverWait w = new WebDriverWait(d, WAIT);
+        w.ignoring(StaleElementReferenceException.class);
+        return w;
+    }
+
+    private static void tableShows(WebDriver d, String table, String... texts) {
+        wait(d).until(x -> {
+            String text = x.findElement(By.cssSelector("#" + table + " tbody")).getText();
+            for (String t : texts) {
+                if (!text.contains(t)) {
+                    return false;
+                }
+            }
+            return true;
+        });
+    }
+
+    @Test
+    void anOperatorSeesWhoHoldsWhat_dispensersAndFeedLag_liveAndWithTheAuditTrail() throws Exception {
+        String id = "console-" + UUID.randomUUID().toString().substring(0, 6);
+        Article article = engine.editLocks().createArticle("setup", "wiki", id, "<p>One.</p><p>Two.</p>");
+        engine.editLocks().acquire("alice", EditResource.paragraph("wiki", id, article.paragraphs().get(0).id()));
+        TreeLockHandle tree = engine.treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.root("site", "plant-" + id)
+                .child("workshop", "A")), "operation 17").orElseThrow();
+        ObjectStore os = engine.session("bob").objectStore();
+        String cls = "ConsoleDoc" + UUID.randomUUID().toString().replace("-", "").substring(0, 6);
+        os.defineClass(cls, c -> c.string("Title", 40));
+        CustomObject doc = os.createCustomObject(cls);
+        doc.getProperties().putValue("Title", "contract");
+        doc.lock(600, "review");
+        doc.save(RefreshMode.REFRESH);
+        String dispenserName = "inv-" + id;
+        Dispenser d = engine.session("carol", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers()
+                .create(dispenserName, DispenserConfig.builder().format("INV-{seq:4}").register(true).build());
+        d.next(3);
+        d.voidNumber(2, "printer jam");
+        String client = "index-" + id;
+        engine.changes().registerClient(client, ChangeFilter.ALL, DeliveryMode.QUEUE);
+        try {
+            browser = open("operator");
+            tableShows(browser, "edit-locks", "wiki:" + id, article.paragraphs().get(0).id(), "alice");
+            tableShows(browser, "tree-locks", "operation 17", "workshop:A");
+            tableShows(browser, "object-locks", cls, "bob", "review");
+            tableShows(browser, "dispensers", dispenserName, "3");
+            assertThat(browser.findElement(By.xpath("//table[@id='dispensers']//tr[td[1]='" + dispenserName + "']")).getText())
+                    .contains(dispenserName + " 3").endsWith("1 none");
+            tableShows(browser, "feed-clients", client);
+
+            // Live: a lock taken elsewhere shows up without a reload.
+            engine.editLocks().acquire("bob", EditResource.paragraph("wiki", id, article.paragraphs().get(1).id()));
+            tableShows(browser, "edit-locks", "bob");
+
+            // The audit trail of alice's paragraph, from its row.
+            wait(browser).until(x -> {
+                x.findElement(By.xpath("//table[@id='edit-locks']//tr[td[3]='alice']//button[@class='show-audit']")).click();
+                return true;
+            });
+            tableShows(browser, "audit", "alice", "acquire", "granted");
+
+            Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
+            Files.copy(shot, Path.of("target", "console.png"), StandardCopyOption.REPLACE_EXISTING);
+        } finally {
+            tree.unlock();
+            engine.changes().unregisterClient(client);
+        }
+    }
+
+    @Test
+    void aUserWithoutTheAdminRole_seesNoDispensers_andIsToldWhy() throws Exception {
+        WebDriver alice = open("alice");
+        try {
+            wait(alice).until(x -> x.findElement(By.id("dispensers-refused")).getText().contains("dispenser-admin"));
+        } finally {
+            alice.quit();
+        }
+    }
+}
