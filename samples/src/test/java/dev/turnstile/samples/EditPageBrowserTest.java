@@ -53,6 +53,8 @@ class EditPageBrowserTest {
         engine = ContentEngine.open(EngineConfig.builder()
                 .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "browser").toAbsolutePath() + ";AUTO_SERVER=TRUE")
                 .editLockType("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20))
+                // heartbeats every 10 s: a lapse reaches the page within one interval
+                .editLockType("quick", new EditLockConfig(Duration.ofSeconds(30), Duration.ofHours(1), true, List.of("p", "pre"), 20))
                 .build());
         Map<String, Set<String>> demo = new LinkedHashMap<>();
         demo.put("alice", Set.of());
@@ -69,6 +71,13 @@ class EditPageBrowserTest {
     }
 
     private WebDriver browser(String user, String page) throws Exception {
+        WebDriver driver = loggedIn(user, page);
+        wait(driver).until(ExpectedConditions.textToBe(By.id("me"), user));
+        return driver;
+    }
+
+    /** A browser that opened {@code page} and sent the login form, whatever the page then shows. */
+    private WebDriver loggedIn(String user, String page) throws Exception {
         ChromeOptions options = new ChromeOptions();
         options.setBinary("/usr/bin/chromium");
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--disable-quic",
@@ -82,7 +91,6 @@ class EditPageBrowserTest {
         wait(driver).until(ExpectedConditions.visibilityOfElementLocated(By.id("login-user"))).sendKeys(user);
         driver.findElement(By.id("login-password")).sendKeys(users.passwords().get(user));
         driver.findElement(By.id("login-button")).click();
-        wait(driver).until(ExpectedConditions.textToBe(By.id("me"), user));
         return driver;
     }
 
@@ -256,5 +264,37 @@ class EditPageBrowserTest {
         message(alice, "Saved");
         assertThat(engine.editLocks().article(EditResource.article("wiki", id)).paragraphs().get(0).html()).contains("北京，中国的首都。");
         assertThat(engine.editLocks().status(EditResource.article("wiki", id)).paragraphLocks()).isEmpty();
+    }
+
+    @Test
+    void aLapse_keepsTheTypedText_andEditingAgainDoesNotOverwriteIt() throws Exception {
+        String id = "lapse-" + UUID.randomUUID().toString().substring(0, 8);
+        Article article = engine.editLocks().createArticle("setup", "quick", id, "<p>One.</p><p>Two.</p>");
+        String p1 = article.paragraphs().get(0).id();
+        String p2 = article.paragraphs().get(1).id();
+        WebDriver alice = browser("alice", "/edit/quick/" + id);
+        clickEdit(alice, p1);
+        wait(alice).until(ExpectedConditions.visibilityOfElementLocated(By.id("editor")));
+        WebElement text = alice.findElement(By.id("editor-text"));
+        text.clear();
+        text.sendKeys("Typed for a long time.");
+        // The lock ends behind the page's back (as a lapse or a takeover does): its next heartbeat fails.
+        String lockId = engine.editLocks().status(EditResource.article("quick", id)).paragraphLocks().get(0).lockId();
+        engine.editLocks().release("alice", lockId);
+        new WebDriverWait(alice, Duration.ofSeconds(40)).until(ExpectedConditions.visibilityOfElementLocated(By.id("kept")));
+        message(alice, "lapsed", "Your text is kept below");
+        assertThat(alice.findElement(By.id("kept-text")).getText()).isEqualTo("Typed for a long time.");
+        clickEdit(alice, p2);
+        message(alice, "Editing a paragraph");
+        assertThat(alice.findElement(By.id("kept-text")).getText()).as("still there after editing again").isEqualTo("Typed for a long time.");
+        alice.findElement(By.id("cancel")).click();
+        alice.findElement(By.id("dismiss")).click();
+        wait(alice).until(ExpectedConditions.invisibilityOfElementLocated(By.id("kept")));
+    }
+
+    @Test
+    void anUnknownArticle_showsTheError() throws Exception {
+        WebDriver bob = loggedIn("bob", "/edit/wiki/no-such-" + UUID.randomUUID().toString().substring(0, 8));
+        message(bob, "E_OBJECT_NOT_FOUND");
     }
 }
