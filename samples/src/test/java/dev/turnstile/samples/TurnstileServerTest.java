@@ -142,6 +142,8 @@ class TurnstileServerTest {
         HttpResponse<String> granted = send("POST", api + "/locks", "{}", token);
         assertThat(granted.statusCode()).isEqualTo(200);
         String lockId = json(granted).get("locks").get(0).get("lockId").asText();
+        assertThat(json(granted).get("locks").get(0).get("heartbeatEveryMillis").asLong())
+                .as("the interval the server states: a third of the default 2-minute heartbeat").isEqualTo(40_000);
         HttpResponse<String> refused = send("POST", api + "/locks", "{}", otherToken);
         assertThat(refused.statusCode()).isEqualTo(409);
         assertThat(json(refused).get("holder").asText()).isEqualTo("workflow");

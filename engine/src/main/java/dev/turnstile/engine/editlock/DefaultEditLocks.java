@@ -1,8 +1,8 @@
 package dev.turnstile.engine.editlock;
 
 import dev.turnstile.api.Article;
-import dev.turnstile.api.EditAuditEntry;
 import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.EditAuditEntry;
 import dev.turnstile.api.EditLock;
 import dev.turnstile.api.EditLockConfig;
 import dev.turnstile.api.EditLockResult;
