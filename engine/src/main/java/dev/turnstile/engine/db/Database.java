@@ -70,6 +70,7 @@ public final class Database implements AutoCloseable {
                     .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, true);
             this.sessionFactory = hibernate.createEntityManagerFactory();
             SchemaInstaller.awaitValidSchema(sessionFactory, config.jdbcUrl());
+            SchemaUpgrade.exactKeys(dataSource, productName);
             this.clock = config.clock() != null ? config.clock()
                     : new DatabaseClock(dataSource, productName, () -> openTransactions.get()[0] == 0,
                     DatabaseClock.RESYNC_INTERVAL);

@@ -10,6 +10,8 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.sql.Types;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Locale;
 
 /**
@@ -35,6 +37,42 @@ final class SchemaUpgrade {
                     "Cannot upgrade the Turnstile schema: " + e.getMessage(), e);
         }
     }
+
+    /**
+     * MariaDB's default collations compare ignoring case, accents and trailing spaces, so two
+     * feed clients {@code x-case} and {@code x-CASE} were one row and tree nodes {@code CaseA} and
+     * {@code casea} one node. Every Turnstile table is converted to {@code utf8mb4_nopad_bin}
+     * (exact, code point by code point, trailing spaces significant) once, after Hibernate made it;
+     * PostgreSQL and H2 compare exactly already.
+     */
+    static void exactKeys(DataSource dataSource, String productName) {
+        String p = productName.toLowerCase(Locale.ROOT);
+        if (!p.contains("mariadb") && !p.contains("mysql")) {
+            return;
+        }
+        try (Connection c = dataSource.getConnection()) {
+            List<String> tables = new ArrayList<>();
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT TABLE_NAME FROM information_schema.TABLES"
+                    + " WHERE TABLE_SCHEMA = DATABASE() AND TABLE_NAME LIKE 'ts\\_%' AND TABLE_COLLATION <> '" + EXACT_COLLATION + "'")) {
+                while (rs.next()) {
+                    tables.add(rs.getString(1));
+                }
+            }
+            for (String table : tables) {
+                try (Statement s = c.createStatement()) {
+                    s.execute("ALTER TABLE " + table + " CONVERT TO CHARACTER SET utf8mb4 COLLATE " + EXACT_COLLATION);
+                }
+            }
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+        } catch (SQLException e) {
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                    "Cannot make the Turnstile tables compare keys exactly: " + e.getMessage(), e);
+        }
+    }
+
+    static final String EXACT_COLLATION = "utf8mb4_nopad_bin";
 
     private static void widenToBigint(Connection c, String productName, String table, String column, boolean nullable)
             throws SQLException {

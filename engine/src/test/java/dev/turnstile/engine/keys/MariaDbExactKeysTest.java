@@ -1,0 +1,11 @@
+package dev.turnstile.engine.keys;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TestDatabases;
+
+class MariaDbExactKeysTest extends AbstractExactKeysTest {
+    @Override
+    protected EngineConfig config() {
+        return TestDatabases.mariadb();
+    }
+}
