@@ -1,9 +1,11 @@
 package dev.turnstile.api;
 
 import java.time.Duration;
+import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashSet;
 import java.util.Set;
+import java.util.TreeSet;
 
 /**
  * How a {@link RetryPolicy} waits and when it gives up. The fields are Resilience4j Retry's, by
@@ -22,7 +24,7 @@ public final class RetryPolicyConfig {
     public static final double DEFAULT_MULTIPLIER = 1.5;
     public static final double DEFAULT_RANDOMIZED_WAIT_FACTOR = 0.5;
     public static final Set<ExceptionCode> DEFAULT_RETRY_CODES =
-            Set.copyOf(EnumSet.of(ExceptionCode.E_OBJECT_MODIFIED, ExceptionCode.E_OBJECT_LOCKED));
+            Collections.unmodifiableSet(EnumSet.of(ExceptionCode.E_OBJECT_MODIFIED, ExceptionCode.E_OBJECT_LOCKED));
 
     private final int maxAttempts;
     private final Duration waitDuration;
@@ -45,10 +47,12 @@ public final class RetryPolicyConfig {
         this.exponentialMaxWaitDuration = b.exponentialMaxWaitDuration;
         this.randomizedWait = b.randomizedWait;
         this.randomizedWaitFactor = b.randomizedWaitFactor;
-        this.retryExceptions = Set.copyOf(b.retryExceptions);
-        this.ignoreExceptions = Set.copyOf(b.ignoreExceptions);
-        this.retryCodes = Set.copyOf(b.retryCodes);
-        this.ignoreCodes = Set.copyOf(b.ignoreCodes);
+        // Sorted sets: one iteration order for equal sets, so toString (and equals, built on it) never
+        // depends on the order the values were added in.
+        this.retryExceptions = Collections.unmodifiableSortedSet(new TreeSet<>(b.retryExceptions));
+        this.ignoreExceptions = Collections.unmodifiableSortedSet(new TreeSet<>(b.ignoreExceptions));
+        this.retryCodes = Collections.unmodifiableSortedSet(new TreeSet<>(b.retryCodes));
+        this.ignoreCodes = Collections.unmodifiableSortedSet(new TreeSet<>(b.ignoreCodes));
         this.maxTotalWait = b.maxTotalWait;
     }
 

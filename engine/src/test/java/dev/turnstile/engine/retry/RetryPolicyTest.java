@@ -12,6 +12,8 @@ import jakarta.persistence.RollbackException;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
+import java.util.LinkedHashSet;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
@@ -34,6 +36,24 @@ class RetryPolicyTest {
 
     private static EngineRuntimeException modified() {
         return EngineRuntimeException.objectModified("C", null, 0L, 1L);
+    }
+
+    @Test
+    void configsWithTheSameSets_areEqual_whateverOrderTheValuesCameIn() {
+        // Each of the 2 × 2 orders, many times: immutable hash sets iterate in an order that depends
+        // on insertion and on a per-JVM salt, which made equal configs print (and compare) differently.
+        for (int i = 0; i < 50; i++) {
+            LinkedHashSet<ExceptionCode> one = new LinkedHashSet<>(List.of(ExceptionCode.E_OBJECT_LOCKED,
+                    ExceptionCode.E_OBJECT_MODIFIED, ExceptionCode.E_LOCK_TIMEOUT));
+            LinkedHashSet<ExceptionCode> other = new LinkedHashSet<>(List.of(ExceptionCode.E_LOCK_TIMEOUT,
+                    ExceptionCode.E_OBJECT_MODIFIED, ExceptionCode.E_OBJECT_LOCKED));
+            RetryPolicyConfig a = RetryPolicyConfig.builder().retryCodes(one)
+                    .retryExceptions(new LinkedHashSet<>(List.of("java.io.IOException", "x.Y" + i))).build();
+            RetryPolicyConfig b = RetryPolicyConfig.builder().retryCodes(other)
+                    .retryExceptions(new LinkedHashSet<>(List.of("x.Y" + i, "java.io.IOException"))).build();
+            assertThat(a).isEqualTo(b);
+            assertThat(a.toString()).isEqualTo(b.toString());
+        }
     }
 
     @Test
