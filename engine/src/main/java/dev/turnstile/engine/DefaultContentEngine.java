@@ -103,6 +103,7 @@ final class DefaultContentEngine implements ContentEngine {
 
     @Override
     public void close() {
+        changes.stopDispatchers();
         database.close();
     }
 

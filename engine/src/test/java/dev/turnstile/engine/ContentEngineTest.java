@@ -103,4 +103,21 @@ class ContentEngineTest {
                         e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_DATABASE_UNAVAILABLE))
                 .hasMessageContaining("jdbc:postgresql://127.0.0.1:1/none");
     }
+
+    @Test
+    void closeStopsTheDispatchersItStarted_andAClosedEngineSaysSo() throws Exception {
+        ContentEngine engine = ContentEngine.open(EngineConfig.from(TestDatabases.h2("close")).changesEnabled(true).build());
+        dev.turnstile.api.ChangeDispatcher d = engine.changes().dispatcher(dev.turnstile.api.DispatcherConfig.builder()
+                .name("closing-" + java.util.UUID.randomUUID()).build());
+        d.start();
+        String threadName = d.name();
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName).contains(threadName);
+        engine.close();
+        assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName).doesNotContain(threadName);
+        ObjectStore os = engine.session("late").objectStore();
+        EngineRuntimeException e = org.assertj.core.api.Assertions.catchThrowableOfType(EngineRuntimeException.class,
+                () -> os.fetchCustomObject("Anything", java.util.UUID.randomUUID(), PropertyFilter.ALL));
+        assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_ENGINE_CLOSED);
+        assertThat(e.getMessage()).startsWith("E_ENGINE_CLOSED: This engine is closed (ContentEngine.close() was called)");
+    }
 }

@@ -4,7 +4,7 @@ package dev.turnstile.api;
  * Why an engine call failed. The names follow FileNet P8's {@code ExceptionCode} where FileNet has
  * the case; the {@code E_RETRY_*}, {@code E_CONFIG_*}, {@code E_DATABASE_*} and
  * {@code E_INTERRUPTED}, {@code E_LOCK_TIMEOUT}, {@code E_LEASE_LAPSED} and
- * {@code E_HOST_TRANSACTION} codes are Turnstile's own.
+ * {@code E_HOST_TRANSACTION} and {@code E_ENGINE_CLOSED} codes are Turnstile's own.
  */
 public enum ExceptionCode {
     /** A save carried an update sequence number that no longer matches the stored one. */
@@ -45,5 +45,7 @@ public enum ExceptionCode {
      * An operation that needs transactions of its own was called inside the host's transaction
      * (see {@link HostTransactions}); nothing was done.
      */
-    E_HOST_TRANSACTION
+    E_HOST_TRANSACTION,
+    /** The engine was closed; a closed engine does nothing more (open a new one). */
+    E_ENGINE_CLOSED
 }

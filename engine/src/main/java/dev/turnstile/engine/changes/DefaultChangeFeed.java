@@ -25,6 +25,7 @@ import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -41,6 +42,9 @@ public final class DefaultChangeFeed implements ChangeFeed {
     final Map<String, ChangeSubscriber> subscribers = new ConcurrentHashMap<>();
     private final ObjectStore classes;
     private final boolean enabled;
+
+    /** The dispatchers made here, to stop when the engine closes (a dispatcher stops at most once more). */
+    private final Set<DefaultChangeDispatcher> dispatchers = ConcurrentHashMap.newKeySet();
 
     public DefaultChangeFeed(Database database, ObjectStoreServices objects, boolean enabled) {
         this.database = database;
@@ -144,7 +148,14 @@ public final class DefaultChangeFeed implements ChangeFeed {
     public ChangeDispatcher dispatcher(DispatcherConfig config) {
         String name = config.name() != null ? config.name()
                 : "dispatcher-" + ProcessHandle.current().pid() + "-" + DISPATCHERS.incrementAndGet();
-        return new DefaultChangeDispatcher(this, config, name);
+        DefaultChangeDispatcher d = new DefaultChangeDispatcher(this, config, name);
+        dispatchers.add(d);
+        return d;
+    }
+
+    /** Stops every dispatcher this feed made (the engine is closing): none keeps running on a closed database. */
+    public void stopDispatchers() {
+        dispatchers.forEach(DefaultChangeDispatcher::stop);
     }
 
     @Override

@@ -43,6 +43,7 @@ public final class Database implements AutoCloseable {
     /** The engine's own pool, closed with it; null when it runs on the host's. */
     private final HikariDataSource ownPool;
     private final HostTransactions host;
+    private volatile boolean closed;
     private final SessionFactory sessionFactory;
     private final StatementCounter counter = new StatementCounter();
     private final Clock clock;
@@ -150,6 +151,10 @@ public final class Database implements AutoCloseable {
      * exceptions pass through; anything else becomes {@link ExceptionCode#E_DATABASE_UNAVAILABLE}.
      */
     public <T> T inTransaction(Supplier<String> what, Function<StatelessSession, T> work) {
+        if (closed) {
+            throw EngineRuntimeException.of(ExceptionCode.E_ENGINE_CLOSED, "This engine is closed (ContentEngine.close()"
+                    + " was called) and cannot be used for " + what.get() + "; open a new one");
+        }
         Optional<Connection> hostConnection = host.current();
         if (hostConnection.isPresent()) {
             return inHostTransaction(hostConnection.get(), what, work);
@@ -248,6 +253,7 @@ public final class Database implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true;
         try {
             sessionFactory.close();
         } catch (RuntimeException e) {

@@ -3,20 +3,26 @@ package dev.turnstile.engine.dispenser;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RetryPolicy;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Queue;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.LongSupplier;
 
 /**
  * Flat combining: callers queue their requests; whoever holds the leader lock drains the queue and
@@ -30,6 +36,13 @@ final class Combining {
     private final ObjectStore os;
     private final UUID id;
     private final RetryPolicy policy;
+    /** Batches a leader serves before it steps down and lets a waiter lead. */
+    static final int LEADER_ROUNDS = 8;
+    /** How often a waiter looks whether the leader stepped down. */
+    static final Duration POLL = Duration.ofMillis(5);
+    static final Duration DEFAULT_WAIT_BOUND = Duration.ofSeconds(60);
+    private final Duration waitBound;
+    private final LongSupplier nanoTime;
     private final ReentrantLock leader = new ReentrantLock();
     private final Queue<Request> queue = new ConcurrentLinkedQueue<>();
     /** The counter as the last leader saved it; only touched while holding {@link #leader}. */
@@ -39,53 +52,95 @@ final class Combining {
     }
 
     Combining(ObjectStore os, UUID id, RetryPolicy policy) {
+        this(os, id, policy, waitBoundOf(policy), System::nanoTime);
+    }
+
+    Combining(ObjectStore os, UUID id, RetryPolicy policy, Duration waitBound, LongSupplier nanoTime) {
         this.os = os;
         this.id = id;
         this.policy = policy;
+        this.waitBound = waitBound;
+        this.nanoTime = nanoTime;
+    }
+
+    /** A waiter waits as long as its policy lets a call take, or {@link #DEFAULT_WAIT_BOUND}. */
+    private static Duration waitBoundOf(RetryPolicy policy) {
+        Duration total = policy.config().maxTotalWait();
+        return total != null ? total : DEFAULT_WAIT_BOUND;
     }
 
     /**
      * Takes numbers for {@code user}, who is recorded in the register for them even when another
-     * thread saves. The request is queued first; then whoever can take the leader lock drains the
-     * queue batch after batch until it is empty, and re-checks it after letting go, so a request
-     * queued while a leader was finishing is never stranded. Callers that are not leaders wait
-     * for their own result instead of queueing on the lock.
+     * thread saves. The request is queued first; then whoever can take the leader lock serves the
+     * queue, batch after batch, for at most {@link #LEADER_ROUNDS} batches (so one thread does not
+     * serve the others forever), and re-checks it after letting go, so a request queued while a
+     * leader was finishing is never stranded. Callers that are not leaders wait for their own
+     * result, looking every {@link #POLL} whether the leader has stepped down — and for no longer
+     * than {@code waitBound}: a request still queued then is withdrawn (nothing was taken for it).
      */
     NumberBlock take(int count, String user) {
         Request mine = new Request(count, user, new CompletableFuture<>());
         queue.add(mine);
-        while (!queue.isEmpty() && leader.tryLock()) {
-            try {
-                while (!queue.isEmpty()) {
-                    serveQueue();
+        long deadline = nanoTime.getAsLong() + waitBound.toNanos();
+        while (true) {
+            while (!mine.result().isDone() && !queue.isEmpty() && leader.tryLock()) {
+                try {
+                    for (int round = 0; round < LEADER_ROUNDS && !queue.isEmpty(); round++) {
+                        serveQueue();
+                    }
+                } finally {
+                    leader.unlock();
                 }
-            } finally {
-                leader.unlock();
+            }
+            try {
+                return mine.result().get(POLL.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (TimeoutException e) {
+                if (nanoTime.getAsLong() - deadline > 0 && queue.remove(mine)) {
+                    throw EngineRuntimeException.of(ExceptionCode.E_RETRY_EXHAUSTED, "Waited " + waitBound.toMillis()
+                            + " ms for a combined block of dispenser " + id + " without a leader taking it; nothing was"
+                            + " taken for this call");
+                }
+                // not yet at the bound, or a leader holds the request in its batch: its result is coming
+            } catch (ExecutionException e) {
+                throw rethrow(e.getCause());
+            } catch (InterruptedException e) {
+                if (queue.remove(mine)) {
+                    throw EngineRuntimeException.interrupted("waiting for a combined block of numbers", e);
+                }
+                // A leader is taking it already: the number will be this caller's, so wait for it, flag kept.
+                Thread.currentThread().interrupt();
+                try {
+                    return mine.result().join();
+                } catch (CompletionException failed) {
+                    throw rethrow(failed.getCause());
+                }
             }
         }
-        try {
-            return mine.result().get();
-        } catch (ExecutionException e) {
-            throw (RuntimeException) e.getCause();
-        } catch (InterruptedException e) {
-            throw EngineRuntimeException.interrupted("waiting for a combined block of numbers", e);
+    }
+
+    private static RuntimeException rethrow(Throwable cause) {
+        if (cause instanceof RuntimeException r) {
+            throw r;
         }
+        if (cause instanceof Error error) {
+            throw error;
+        }
+        throw new IllegalStateException(cause);
     }
 
     private void serveQueue() {
         List<Request> batch = new ArrayList<>();
-        int total = 0;
         for (Request r; (r = queue.poll()) != null; ) {
             batch.add(r);
-            total += r.count();
         }
         if (batch.isEmpty()) {
             return;
         }
-        int block = total;
-        List<String> issuers = new ArrayList<>(total);
-        batch.forEach(r -> issuers.addAll(Collections.nCopies(r.count(), r.user())));
+        // From here every request of the batch is completed, whatever is thrown: its caller waits for it.
         try {
+            int block = batch.stream().mapToInt(Request::count).sum();
+            List<String> issuers = new ArrayList<>(block);
+            batch.forEach(r -> issuers.addAll(Collections.nCopies(r.count(), r.user())));
             NumberBlock taken = Register.issuedFor(issuers, () -> policy.call(() -> {
                 if (remembered == null) {
                     remembered = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
@@ -97,8 +152,11 @@ final class Combining {
                 r.result().complete(new NumberBlock(next, r.count(), taken.period(), taken.issuedOn()));
                 next += r.count();
             }
-        } catch (RuntimeException e) {
-            batch.forEach(r -> r.result().completeExceptionally(e));
+        } catch (Throwable t) {
+            batch.forEach(r -> r.result().completeExceptionally(t));
+            if (t instanceof Error error) {
+                throw error; // after every waiter has it
+            }
         }
     }
 }

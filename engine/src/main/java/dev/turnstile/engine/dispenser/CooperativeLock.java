@@ -7,6 +7,7 @@ import dev.turnstile.api.Locking;
 import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.engine.retry.SingleAttempt;
 
 import java.util.UUID;
 import java.util.concurrent.locks.Lock;
@@ -51,11 +52,12 @@ final class CooperativeLock implements Strategy {
     }
 
     private NumberBlock takeWithLock(int count) {
-        // The outer call retries the rare failure of the final save (a writer using another
-        // strategy got in while we held the advisory lock); withLock has unlocked by then.
+        // One policy, one budget: an attempt takes the lock once (E_OBJECT_LOCKED while another holds
+        // it) and saves the increment with the unlock (E_OBJECT_MODIFIED if a writer using another
+        // strategy got in meanwhile; withLock has unlocked by then); either is one attempt of it.
         return policy.call(() -> {
             CustomObject counter = os.getCustomObject(Dispenser.CLASS_NAME, id);
-            Locking.withLock(counter, timeoutSeconds, owner, policy, locked -> {
+            Locking.withLock(counter, timeoutSeconds, owner, SingleAttempt.INSTANCE, locked -> {
                 Series.take(locked.getProperties(), count);
                 return null;
             });

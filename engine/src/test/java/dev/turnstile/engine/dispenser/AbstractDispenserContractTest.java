@@ -17,6 +17,7 @@ import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.RegisterReport;
 import dev.turnstile.api.ResetPeriod;
+import dev.turnstile.api.RetryPolicyConfig;
 import dev.turnstile.engine.MutableClock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -315,6 +316,30 @@ public abstract class AbstractDispenserContractTest {
 
         assertThat(asClerk.next()).as("nothing was changed: the series goes on").isEqualTo(2);
         assertThat(carol.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL).isLocked()).isFalse();
+    }
+
+    @Test
+    void cooperativeLockStrategy_makesAtMostItsPolicysAttempts_notTheirSquare() throws Exception {
+        Dispenser d = create(DispenserConfig.ofDefaults());
+        RetryPolicyConfig three = RetryPolicyConfig.builder().maxAttempts(3).waitDuration(java.time.Duration.ofMillis(1)).build();
+        try (ContentEngine other = ContentEngine.open(EngineConfig.from(config()).clock(clock).retryPolicy("three", three).build());
+             java.sql.Connection c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password())) {
+            // A node that crashed holding the counter's cooperative lock, for an hour.
+            try (java.sql.PreparedStatement hold = c.prepareStatement("UPDATE ts_object SET lock_holder = 'crashed-node',"
+                    + " lock_owner = 'take', lock_timeout = 3600, usn = usn + 1 WHERE id = ?")) {
+                hold.setObject(1, DispenserServices.idOf(d.name()));
+                assertThat(hold.executeUpdate()).isEqualTo(1);
+                if (!c.getAutoCommit()) {
+                    c.commit();
+                }
+            }
+            Dispenser coop = other.session("dave").dispensers().get(d.name(), DispenserConfig.builder()
+                    .strategy(DispenserStrategy.COOPERATIVE_LOCK).retryPolicy("three").build());
+            EngineRuntimeException e = failure(coop::next);
+            assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_RETRY_EXHAUSTED);
+            assertThat(e.getMessage()).contains("maxAttempts 3 reached");
+            assertThat(other.retryPolicies().get("three").metrics().attempts()).isEqualTo(3);
+        }
     }
 
     @Test

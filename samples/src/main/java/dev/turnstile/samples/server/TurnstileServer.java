@@ -361,7 +361,7 @@ public final class TurnstileServer implements AutoCloseable {
             case E_ACCESS_DENIED -> HttpStatus.FORBIDDEN;
             case E_OBJECT_LOCKED, E_OBJECT_MODIFIED -> HttpStatus.CONFLICT;
             case E_LEASE_LAPSED -> HttpStatus.GONE;
-            case E_RETRY_EXHAUSTED, E_DATABASE_UNAVAILABLE -> HttpStatus.SERVICE_UNAVAILABLE;
+            case E_RETRY_EXHAUSTED, E_DATABASE_UNAVAILABLE, E_ENGINE_CLOSED -> HttpStatus.SERVICE_UNAVAILABLE;
             default -> HttpStatus.INTERNAL_SERVER_ERROR;
         };
     }
