@@ -22,6 +22,17 @@ public interface Dispenser {
     NumberBlock next(int count);
 
     /**
+     * {@code count} numbers for a request its caller may send again — a workflow retrying a call that
+     * timed out: the first call with {@code requestKey} takes them (and records the key with them,
+     * in the same transaction); a repeat within {@link DispenserConfig#requestKeyRetention()} returns
+     * that same block and takes nothing, so a retry is never a second number nor a gap. A repeat with
+     * another count is refused ({@link ExceptionCode#E_BAD_VALUE}). The key is 1 to 128 printable
+     * characters, scoped to this dispenser. Whatever the strategy, such a call takes the counter row
+     * lock (one transaction), so repeats of one key queue behind each other.
+     */
+    NumberBlock next(int count, String requestKey);
+
+    /**
      * The next number, formatted by the dispenser's pattern (the plain number without one) with the
      * period and day it was taken in: a number taken on 31 December is formatted with that year.
      */

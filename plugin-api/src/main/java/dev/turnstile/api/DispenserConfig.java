@@ -1,5 +1,6 @@
 package dev.turnstile.api;
 
+import java.time.Duration;
 import java.util.Objects;
 
 /**
@@ -16,6 +17,7 @@ public final class DispenserConfig {
     public static final String DEFAULT_RETRY_POLICY = "dispenser";
     public static final int DEFAULT_LOCK_TIMEOUT_SECONDS = 30;
     public static final int DEFAULT_MAX_BLOCK = 10_000;
+    public static final Duration DEFAULT_REQUEST_KEY_RETENTION = Duration.ofHours(24);
 
     private final DispenserStrategy strategy;
     private final boolean feelingUnlucky;
@@ -26,6 +28,7 @@ public final class DispenserConfig {
     private final int lockTimeoutSeconds;
     private final Boolean register;
     private final int maxBlock;
+    private final Duration requestKeyRetention;
 
     private DispenserConfig(Builder b) {
         this.strategy = b.strategy;
@@ -37,6 +40,7 @@ public final class DispenserConfig {
         this.lockTimeoutSeconds = b.lockTimeoutSeconds;
         this.register = b.register;
         this.maxBlock = b.maxBlock;
+        this.requestKeyRetention = b.requestKeyRetention;
     }
 
     public static Builder builder() {
@@ -58,6 +62,7 @@ public final class DispenserConfig {
         b.lockTimeoutSeconds = base.lockTimeoutSeconds;
         b.register = base.register;
         b.maxBlock = base.maxBlock;
+        b.requestKeyRetention = base.requestKeyRetention;
         return b;
     }
 
@@ -100,11 +105,20 @@ public final class DispenserConfig {
         return maxBlock;
     }
 
+    /**
+     * How long a request key of {@link Dispenser#next(int, String)} answers with its first block
+     * (default 24 h); like the strategy, a setting of the process that takes the numbers.
+     */
+    public Duration requestKeyRetention() {
+        return requestKeyRetention;
+    }
+
     @Override
     public String toString() {
         return "DispenserConfig{strategy=" + strategy + ", feelingUnlucky=" + feelingUnlucky + ", start=" + start
                 + ", format=" + format + ", reset=" + reset + ", retryPolicy=" + retryPolicy
-                + ", lockTimeoutSeconds=" + lockTimeoutSeconds + ", register=" + register() + ", maxBlock=" + maxBlock + "}";
+                + ", lockTimeoutSeconds=" + lockTimeoutSeconds + ", register=" + register() + ", maxBlock=" + maxBlock
+                + ", requestKeyRetention=" + requestKeyRetention + "}";
     }
 
     public static final class Builder {
@@ -117,6 +131,7 @@ public final class DispenserConfig {
         private int lockTimeoutSeconds = DEFAULT_LOCK_TIMEOUT_SECONDS;
         private Boolean register;
         private int maxBlock = DEFAULT_MAX_BLOCK;
+        private Duration requestKeyRetention = DEFAULT_REQUEST_KEY_RETENTION;
 
         private Builder() {
         }
@@ -165,6 +180,15 @@ public final class DispenserConfig {
 
         public Builder register(boolean register) {
             this.register = register;
+            return this;
+        }
+
+        /** From 1 second to 366 days. */
+        public Builder requestKeyRetention(Duration retention) {
+            if (retention == null || retention.compareTo(Duration.ofSeconds(1)) < 0 || retention.compareTo(Duration.ofDays(366)) > 0) {
+                throw EngineRuntimeException.badArgument("requestKeyRetention", retention, "from 1 second to 366 days");
+            }
+            this.requestKeyRetention = retention;
             return this;
         }
 

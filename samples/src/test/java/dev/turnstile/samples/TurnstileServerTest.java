@@ -237,4 +237,28 @@ class TurnstileServerTest {
             pool.shutdownNow();
         }
     }
+
+    @Test
+    void aWorkflowRetryWithTheSameIdempotencyKey_getsTheNumberFirstIssued_andTheSeriesHasNoGap() throws Exception {
+        var d = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().get(dispenser);
+        long before = d.current();
+        String key = "order-" + UUID.randomUUID();
+        // The first call is cut: the client sends it and closes the connection without reading the answer.
+        try (java.net.Socket socket = new java.net.Socket("127.0.0.1", server.port())) {
+            socket.getOutputStream().write(("POST /api/dispensers/" + dispenser + "/next HTTP/1.1\r\nHost: 127.0.0.1\r\n"
+                    + "Authorization: Bearer " + token + "\r\nIdempotency-Key: " + key + "\r\nContent-Length: 0\r\n\r\n")
+                    .getBytes(java.nio.charset.StandardCharsets.US_ASCII));
+            socket.getOutputStream().flush();
+        }
+        org.awaitility.Awaitility.await("the server commits the cut call").atMost(java.time.Duration.ofSeconds(30))
+                .until(() -> d.current() == before + 1);
+        HttpResponse<String> retry = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port()
+                        + "/api/dispensers/" + dispenser + "/next")).POST(HttpRequest.BodyPublishers.noBody())
+                .header("Authorization", "Bearer " + token).header("Idempotency-Key", key).build(), HttpResponse.BodyHandlers.ofString());
+        assertThat(retry.statusCode()).isEqualTo(200);
+        assertThat(json(retry).get("first").asLong()).as("the number the cut call took").isEqualTo(before + 1);
+        assertThat(d.current()).isEqualTo(before + 1);
+        assertThat(json(send("POST", "/api/dispensers/" + dispenser + "/next", null, token)).get("first").asLong())
+                .as("the series goes on with no gap").isEqualTo(before + 2);
+    }
 }

@@ -15,7 +15,7 @@ import java.util.Set;
 /** Reads {@code dispensers.series.<name>} entries; every key and value is checked, errors name file, key path and value. */
 final class DispenserConfigReader {
     static final Set<String> KEYS = Set.of("strategy", "feelingUnlucky", "start", "format", "reset", "retryPolicy",
-            "lockTimeoutSeconds", "register", "maxBlock");
+            "lockTimeoutSeconds", "register", "maxBlock", "requestKeyRetention");
 
     private DispenserConfigReader() {
     }
@@ -47,6 +47,7 @@ final class DispenserConfigReader {
                         case "start" -> b.start(Long.parseLong(text));
                         case "lockTimeoutSeconds" -> b.lockTimeoutSeconds(Integer.parseInt(text));
                         case "maxBlock" -> b.maxBlock(Integer.parseInt(text));
+                        case "requestKeyRetention" -> b.requestKeyRetention(Durations.parse(text));
                         case "format" -> b.format(text);
                         case "retryPolicy" -> b.retryPolicy(text);
                         default -> throw EngineRuntimeException.configInvalid(source, key, text,
@@ -56,6 +57,7 @@ final class DispenserConfigReader {
                     String rule = switch (field.getKey()) {
                         case "strategy" -> "must be one of " + Arrays.toString(DispenserStrategy.values());
                         case "reset" -> "must be one of " + Arrays.toString(ResetPeriod.values());
+                        case "requestKeyRetention" -> "must be a duration such as 24h or PT24H";
                         default -> "must be a whole number";
                     };
                     throw EngineRuntimeException.configInvalid(source, key, text, rule);

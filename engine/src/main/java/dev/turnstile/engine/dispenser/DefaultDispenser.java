@@ -21,6 +21,7 @@ import java.time.ZoneOffset;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
 
 /** A dispenser as one user of one engine sees it, with this process's strategy. */
 final class DefaultDispenser implements Dispenser {
@@ -33,6 +34,8 @@ final class DefaultDispenser implements Dispenser {
     private final DispenserFormat format;
     private final UUID id;
     private final Strategy strategy;
+    /** One keyed call in this many also deletes the dispenser's expired request keys. */
+    private static final int PRUNE_EVERY = 64;
     /**
      * Inside the host's transaction every strategy is the row lock: the counter row stays locked
      * until the host commits (the number is its, gap-free) or rolls back (the number was never taken).
@@ -96,6 +99,54 @@ final class DefaultDispenser implements Dispenser {
                     "must be from 1 to " + config.maxBlock());
         }
         return take(count);
+    }
+
+    @Override
+    public NumberBlock next(int count, String requestKey) {
+        if (count < 1 || count > config.maxBlock()) {
+            throw EngineRuntimeException.badArgument("count for dispenser " + name, count,
+                    "must be from 1 to " + config.maxBlock());
+        }
+        if (requestKey == null || requestKey.isEmpty() || requestKey.length() > 128
+                || requestKey.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
+            throw EngineRuntimeException.badArgument("request key for dispenser " + name, requestKey,
+                    "1 to 128 printable ASCII characters");
+        }
+        return services.objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + name + " for request "
+                + requestKey, user, tx -> {
+            // The counter row first: repeats of one key wait here for the first one's commit, then see its row.
+            tx.readLocked(Dispenser.CLASS_NAME, id);
+            RequestRecord.Key key = new RequestRecord.Key(name, requestKey);
+            RequestRecord known = tx.session().get(RequestRecord.class, key);
+            Instant now = tx.now();
+            if (known != null && known.expiresAt.isAfter(now)) {
+                if (known.count != count) {
+                    throw EngineRuntimeException.badArgument("request key " + requestKey + " of dispenser " + name, count,
+                            "it was first sent for " + known.count + " number(s) (" + known.first + ".." + (known.first
+                                    + known.count - 1) + "); a repeat must ask for the same count");
+                }
+                return new NumberBlock(known.first, known.count, known.period, known.issuedOn);
+            }
+            NumberBlock taken = Series.taken(tx.updateLocked(Dispenser.CLASS_NAME, id, values -> Series.take(values, count)),
+                    count, tx.now());
+            RequestRecord r = known != null ? known : new RequestRecord(name, requestKey);
+            r.first = taken.first();
+            r.count = count;
+            r.period = taken.period();
+            r.issuedOn = taken.issuedOn();
+            r.expiresAt = tx.now().plus(config.requestKeyRetention());
+            if (known != null) {
+                tx.session().update(r); // an expired key sent again is a new request
+            } else {
+                tx.session().insert(r);
+            }
+            if (ThreadLocalRandom.current().nextInt(PRUNE_EVERY) == 0) {
+                // Keys past their retention, now and then: the table holds about a retention's worth of keys.
+                tx.session().createNativeMutationQuery("DELETE FROM ts_dispenser_request WHERE dispenser = :d AND expires_at < :now")
+                        .setParameter("d", name).setParameter("now", now).executeUpdate();
+            }
+            return taken;
+        });
     }
 
     @Override

@@ -37,7 +37,7 @@ import java.util.concurrent.locks.ReentrantLock;
  */
 public final class DispenserServices {
     /** The entities this capability maps. */
-    public static final List<Class<?>> ENTITIES = List.of(IssueRecord.class);
+    public static final List<Class<?>> ENTITIES = List.of(IssueRecord.class, RequestRecord.class);
     static final String SYSTEM_USER = "turnstile";
 
     final ObjectStoreServices objects;

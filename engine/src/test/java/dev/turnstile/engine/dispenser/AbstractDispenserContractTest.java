@@ -321,7 +321,7 @@ public abstract class AbstractDispenserContractTest {
     @Test
     void cooperativeLockStrategy_makesAtMostItsPolicysAttempts_notTheirSquare() throws Exception {
         Dispenser d = create(DispenserConfig.ofDefaults());
-        RetryPolicyConfig three = RetryPolicyConfig.builder().maxAttempts(3).waitDuration(java.time.Duration.ofMillis(1)).build();
+        RetryPolicyConfig three = RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMillis(1)).build();
         try (ContentEngine other = ContentEngine.open(EngineConfig.from(config()).clock(clock).retryPolicy("three", three).build());
              java.sql.Connection c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password())) {
             // A node that crashed holding the counter's cooperative lock, for an hour.
@@ -340,6 +340,41 @@ public abstract class AbstractDispenserContractTest {
             assertThat(e.getMessage()).contains("maxAttempts 3 reached");
             assertThat(other.retryPolicies().get("three").metrics().attempts()).isEqualTo(3);
         }
+    }
+
+    @Test
+    void aRequestKeySentAgain_getsTheSameNumbers_andTakesNothing_untilItsRetentionEnds() throws Exception {
+        Dispenser d = create(DispenserConfig.ofDefaults());
+        // Like the strategy, the retention is this process's setting: the server that keeps the keys decides.
+        Dispenser asClerk = clerk.get(d.name(), DispenserConfig.builder().requestKeyRetention(Duration.ofHours(1)).build());
+        NumberBlock first = asClerk.next(3, "wf-42/step-7");
+        assertThat(asClerk.next(3, "wf-42/step-7")).isEqualTo(first);
+        assertThat(asClerk.current()).isEqualTo(first.last());
+        EngineRuntimeException other = failure(() -> asClerk.next(2, "wf-42/step-7"));
+        assertThat(other).hasMessage("E_BAD_VALUE: Bad value for request key wf-42/step-7 of dispenser " + d.name() + ": 2 [Integer] (it was"
+                + " first sent for 3 number(s) (" + first.first() + ".." + first.last() + "); a repeat must ask for the same count)");
+        assertThat(asClerk.next(1, "wf-43").first()).isEqualTo(first.last() + 1);
+        assertThat(failure(() -> asClerk.next(1, "has space")).getMessage()).contains("1 to 128 printable ASCII characters");
+
+        // Eight threads send one new key at once: one block is taken, all eight get it.
+        ExecutorService pool = Executors.newFixedThreadPool(8);
+        try {
+            List<Future<NumberBlock>> same = new ArrayList<>();
+            for (int t = 0; t < 8; t++) {
+                same.add(pool.submit(() -> asClerk.next(2, "wf-44")));
+            }
+            Set<NumberBlock> blocks = new HashSet<>();
+            for (Future<NumberBlock> f : same) {
+                blocks.add(f.get(60, TimeUnit.SECONDS));
+            }
+            assertThat(blocks).singleElement().satisfies(b -> assertThat(b.first()).isEqualTo(first.last() + 2));
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(asClerk.current()).isEqualTo(first.last() + 3);
+
+        clock.advance(Duration.ofHours(1).plusSeconds(1));
+        assertThat(asClerk.next(3, "wf-42/step-7").first()).as("after its retention, a new request").isEqualTo(first.last() + 4);
     }
 
     @Test

@@ -44,6 +44,8 @@ public final class TurnstileServer implements AutoCloseable {
     static final String SESSION_COOKIE = "turnstile_session";
     /** The header the page sends its session's CSRF token in, on every request that changes something. */
     static final String CSRF_HEADER = "X-CSRF-Token";
+    /** The header a workflow repeats on a retried {@code next}: the retry gets the numbers first issued for it. */
+    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     /**
      * The article page may run only its own script and talk only to this server; articles may show
      * images from https sites; nothing may frame it.
@@ -296,7 +298,9 @@ public final class TurnstileServer implements AutoCloseable {
     private void next(Context ctx) {
         int count = count(ctx);
         Dispenser d = dispenser(ctx);
-        NumberBlock block = d.next(count);
+        // A workflow that retries a call that timed out sends the same key: it gets the same numbers.
+        String key = ctx.header(IDEMPOTENCY_KEY);
+        NumberBlock block = key == null ? d.next(count) : d.next(count, key);
         List<String> formatted = new ArrayList<>();
         for (long n = block.first(); n <= block.last() && formatted.size() < 1000; n++) {
             formatted.add(d.format(block, n));
