@@ -179,6 +179,7 @@ class EngineConfigFileTest {
                       lockTimeoutSeconds: 12
                       register: true
                       maxBlock: 50
+                      requestKeyRetention: 2h
                 """);
         EngineConfig config = EngineConfigFile.read(file);
         assertThat(config.dispenserAdminRole()).isEqualTo("numbering-admin");
@@ -191,6 +192,10 @@ class EngineConfigFileTest {
         assertThat(invoice.lockTimeoutSeconds()).isEqualTo(12);
         assertThat(invoice.register()).isTrue();
         assertThat(invoice.maxBlock()).isEqualTo(50);
+        assertThat(invoice.requestKeyRetention()).isEqualTo(java.time.Duration.ofHours(2));
+        Path retention = write("dispensers:\n  series:\n    x:\n      requestKeyRetention: 400d\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(retention)).hasMessageContaining("dispensers.series.x.requestKeyRetention"
+                + " = \"400d\"").hasMessageContaining("from 1 second to 366 days");
 
         Path strategy = write("dispensers:\n  series:\n    x:\n      strategy: fastest\n");
         assertThatThrownBy(() -> EngineConfigFile.read(strategy)).hasMessage("E_CONFIG_INVALID: " + strategy
