@@ -84,6 +84,7 @@ public final class Database implements AutoCloseable {
     }
 
     private static HikariDataSource openPool(EngineConfig config) {
+        serveH2OnLoopback(config.jdbcUrl());
         HikariConfig hikari = new HikariConfig();
         hikari.setPoolName("turnstile");
         hikari.setJdbcUrl(withoutResultReuse(config.jdbcUrl()));
@@ -112,6 +113,19 @@ public final class Database implements AutoCloseable {
                 throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
                         "Cannot connect to " + config.jdbcUrl() + " as " + config.username() + ": " + why, e);
             }
+        }
+    }
+
+    /**
+     * An H2 file shared by AUTO_SERVER is served by whichever process opened it first, on a port
+     * that H2 opens on every network interface unless {@code h2.bindAddress} says otherwise — and
+     * the embedded default's user is {@code sa} without a password. The embedded default is for
+     * processes of one machine, so its server listens on loopback only. H2 reads the property once,
+     * when it first loads: set it earlier ({@code -Dh2.bindAddress=…}) to choose another address.
+     */
+    static void serveH2OnLoopback(String url) {
+        if (url.startsWith("jdbc:h2:") && System.getProperty("h2.bindAddress") == null) {
+            System.setProperty("h2.bindAddress", "127.0.0.1");
         }
     }
 
