@@ -45,13 +45,42 @@ final class DefaultRetryPolicy implements RetryPolicy {
         this.matcher = matcher;
         this.retry = Retry.of(name, RetryConfig.custom()
                 .maxAttempts(config.maxAttempts())
-                .intervalBiFunction(IntervalBiFunction.ofIntervalFunction(intervals(config)))
+                .intervalBiFunction(withinBudget(intervals(config)))
                 .retryOnException(matcher::isRetried)
                 .failAfterMaxAttempts(false)
                 .build());
         retry.getEventPublisher().onRetry(event -> log.debug("{}: attempt {} failed ({}); waiting {} ms", name,
                 event.getNumberOfRetryAttempts(), event.getLastThrowable().getMessage(), event.getWaitInterval().toMillis()));
     }
+
+    /**
+     * The waits, kept inside the call's {@code maxTotalWait}: a wait that would end past it is not
+     * slept at all — the call is marked over budget and ends at once (see {@link #afterFailure}),
+     * so no call outlives its budget by a wait and no attempt starts once it is spent.
+     */
+    private IntervalBiFunction<Object> withinBudget(IntervalFunction intervals) {
+        return (attempt, outcome) -> {
+            long wait = intervals.apply(attempt);
+            Budget budget = budgets.get();
+            if (budget != null && System.nanoTime() + Duration.ofMillis(wait).toNanos() - budget.deadline > 0) {
+                budget.refusedWait = wait;
+                return 0L;
+            }
+            return wait;
+        };
+    }
+
+    /** The budget of the call running on this thread: its deadline, and a wait refused for passing it. */
+    private static final class Budget {
+        final long deadline;
+        long refusedWait = -1;
+
+        Budget(long deadline) {
+            this.deadline = deadline;
+        }
+    }
+
+    private final ThreadLocal<Budget> budgets = new ThreadLocal<>();
 
     /** The wait before retry n, as Resilience4j's interval functions compute it. */
     static IntervalFunction intervals(RetryPolicyConfig c) {
@@ -86,6 +115,16 @@ final class DefaultRetryPolicy implements RetryPolicy {
     @Override
     public <T> T call(Supplier<T> action) {
         long start = System.nanoTime();
+        Budget outer = budgets.get();
+        budgets.set(config.maxTotalWait() == null ? null : new Budget(start + config.maxTotalWait().toNanos()));
+        try {
+            return attempts(action, start);
+        } finally {
+            budgets.set(outer);
+        }
+    }
+
+    private <T> T attempts(Supplier<T> action, long start) {
         Retry.Context<T> context = retry.context();
         int attempt = 0;
         while (true) {
@@ -140,6 +179,12 @@ final class DefaultRetryPolicy implements RetryPolicy {
             throw RetryExhaustedException.of(name, attempt, total, "maxAttempts " + config.maxAttempts() + " reached", last);
         }
         waitNanos.add(System.nanoTime() - waitStart);
+        Budget budget = budgets.get();
+        if (budget != null && budget.refusedWait >= 0) {
+            failed(attempt);
+            throw RetryExhaustedException.of(name, attempt, Duration.ofNanos(System.nanoTime() - start), "maxTotalWait "
+                    + config.maxTotalWait().toMillis() + " ms would pass during the next wait (" + budget.refusedWait + " ms)", e);
+        }
     }
 
     private void failed(int attempt) {
