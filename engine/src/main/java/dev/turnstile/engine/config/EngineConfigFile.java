@@ -40,8 +40,12 @@ public final class EngineConfigFile {
         String source = file.toString();
         JsonNode root = parse(file, YAML, "YAML");
         EngineConfig.Builder builder = EngineConfig.builder().source(source);
-        if (root == null || root.isMissingNode() || root.isNull()) {
-            return builder.build();
+        if (root == null || root.isMissingNode() || root.isNull() || (root.isObject() && root.isEmpty())) {
+            // A truncated production file must not quietly open the built-in defaults: a brand-new H2
+            // database in the working directory would hand out INV-…-000001 again.
+            throw EngineRuntimeException.configInvalid(source, "(root)", root == null || root.isMissingNode() ? "" : root.toString(),
+                    "the file holds no settings (empty, only comments, ~ or {}); to run on the built-in defaults, open"
+                    + " without a file");
         }
         requireObject(source, "(root)", root);
         checkKeys(source, "", root, TOP_LEVEL);

@@ -43,11 +43,13 @@ class EngineConfigFileTest {
         assertThat(config.toString()).contains("password=****").doesNotContain("secret");
     }
 
-    @Test
-    void emptyFileMeansDefaults() throws IOException {
-        EngineConfig config = EngineConfigFile.read(write(""));
-        assertThat(config.jdbcUrl()).isEqualTo(EngineConfig.DEFAULT_JDBC_URL);
-        assertThat(config.maxPoolSize()).isEqualTo(EngineConfig.DEFAULT_MAX_POOL_SIZE);
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.ValueSource(strings = {"", "# production settings\n# (truncated)\n", "~\n", "{}\n"})
+    void aFileWithNoSettings_isRefused_ratherThanOpeningTheDefaults(String yaml) throws IOException {
+        Path file = write(yaml);
+        assertThatThrownBy(() -> EngineConfigFile.read(file)).hasMessageStartingWith("E_CONFIG_INVALID: " + file + ": (root) = ")
+                .hasMessageEndingWith(": the file holds no settings (empty, only comments, ~ or {}); to run on the built-in"
+                        + " defaults, open without a file");
     }
 
     @Test
