@@ -1,7 +1,9 @@
 package dev.turnstile.engine.config;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.javaprop.JavaPropsMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
@@ -24,7 +26,9 @@ import java.util.Set;
  * typo never silently falls back to a default. The keys are listed in {@code turnstile-reference.yaml}.
  */
 public final class EngineConfigFile {
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory());
+    /** Duplicate keys (whole sections too) are refused: with them the last one silently won. */
+    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
+            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
     private static final ObjectMapper PROPERTIES = new JavaPropsMapper();
     private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers", "treeLocks", "changes", "editLocks");
     private static final Set<String> DISPENSERS = Set.of("adminRole", "series");
@@ -171,8 +175,13 @@ public final class EngineConfigFile {
     }
 
     private static JsonNode parse(Path file, ObjectMapper mapper, String format) {
-        try {
-            return mapper.readTree(Files.readString(file));
+        try (MappingIterator<JsonNode> documents = mapper.readerFor(JsonNode.class).readValues(Files.readString(file))) {
+            JsonNode first = documents.hasNextValue() ? documents.nextValue() : null;
+            if (documents.hasNextValue()) {
+                throw EngineRuntimeException.configInvalid(file.toString(), "(file)", "a second document after ---",
+                        "one document only: what follows the first would be ignored");
+            }
+            return first;
         } catch (JsonProcessingException e) {
             throw EngineRuntimeException.configInvalid(file.toString(), "(file)", e.getOriginalMessage(), "not valid " + format);
         } catch (IOException e) {

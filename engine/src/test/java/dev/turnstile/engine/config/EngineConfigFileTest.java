@@ -53,6 +53,18 @@ class EngineConfigFileTest {
     }
 
     @Test
+    void duplicateKeysAndSecondDocuments_areRefused_ratherThanTheLastOneWinning() throws IOException {
+        Path key = write("database:\n  url: jdbc:h2:mem:a\n  url: jdbc:h2:mem:b\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(key)).hasMessageStartingWith("E_CONFIG_INVALID: " + key + ": (file) = ")
+                .hasMessageContaining("Duplicate field 'url'").hasMessageEndingWith(": not valid YAML");
+        Path section = write("database:\n  url: jdbc:h2:mem:a\nlocks:\n  breakerRole: x\ndatabase:\n  username: b\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(section)).hasMessageContaining("Duplicate field 'database'");
+        Path two = write("database:\n  url: jdbc:h2:mem:a\n---\ndatabase:\n  url: jdbc:h2:mem:b\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(two)).hasMessage("E_CONFIG_INVALID: " + two + ": (file) = \"a second"
+                + " document after ---\": one document only: what follows the first would be ignored");
+    }
+
+    @Test
     void unknownKey_namesFileAndKeyPath() throws IOException {
         Path file = write("database:\n  urll: jdbc:h2:mem:x\n");
         assertThatThrownBy(() -> EngineConfigFile.read(file))
