@@ -18,6 +18,8 @@ public final class DispenserConfig {
     public static final int DEFAULT_LOCK_TIMEOUT_SECONDS = 30;
     public static final int DEFAULT_MAX_BLOCK = 10_000;
     public static final Duration DEFAULT_REQUEST_KEY_RETENTION = Duration.ofHours(24);
+    /** The largest start value: far beyond any series, far below where a counter could overflow. */
+    public static final long MAX_START = 1_000_000_000_000_000_000L;
 
     private final DispenserStrategy strategy;
     private final boolean feelingUnlucky;
@@ -147,8 +149,8 @@ public final class DispenserConfig {
         }
 
         public Builder start(long start) {
-            if (start < 0) {
-                throw EngineRuntimeException.badArgument("start", start, "must be zero or more");
+            if (!Ranges.within(start, 0, MAX_START)) {
+                throw EngineRuntimeException.badArgument("start", start, "must be zero or more, " + Ranges.from(0, MAX_START));
             }
             this.start = start;
             return this;
@@ -171,8 +173,8 @@ public final class DispenserConfig {
         }
 
         public Builder lockTimeoutSeconds(int seconds) {
-            if (seconds < 1) {
-                throw EngineRuntimeException.badArgument("lockTimeoutSeconds", seconds, "must be at least 1");
+            if (!Ranges.within(seconds, 1, 86_400)) {
+                throw EngineRuntimeException.badArgument("lockTimeoutSeconds", seconds, Ranges.from(1, 86_400));
             }
             this.lockTimeoutSeconds = seconds;
             return this;
@@ -185,16 +187,17 @@ public final class DispenserConfig {
 
         /** From 1 second to 366 days. */
         public Builder requestKeyRetention(Duration retention) {
-            if (retention == null || retention.compareTo(Duration.ofSeconds(1)) < 0 || retention.compareTo(Duration.ofDays(366)) > 0) {
-                throw EngineRuntimeException.badArgument("requestKeyRetention", retention, "from 1 second to 366 days");
+            if (!Ranges.within(retention, Duration.ofSeconds(1), Duration.ofDays(366))) {
+                throw EngineRuntimeException.badArgument("requestKeyRetention", retention, Ranges.from(Duration.ofSeconds(1),
+                        Duration.ofDays(366)));
             }
             this.requestKeyRetention = retention;
             return this;
         }
 
         public Builder maxBlock(int maxBlock) {
-            if (maxBlock < 1) {
-                throw EngineRuntimeException.badArgument("maxBlock", maxBlock, "must be at least 1");
+            if (!Ranges.within(maxBlock, 1, 1_000_000)) {
+                throw EngineRuntimeException.badArgument("maxBlock", maxBlock, Ranges.from(1, 1_000_000));
             }
             this.maxBlock = maxBlock;
             return this;

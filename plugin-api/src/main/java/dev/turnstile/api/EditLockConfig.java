@@ -17,17 +17,17 @@ public record EditLockConfig(Duration heartbeat, Duration timeout, boolean isMin
             List.of("p", "pre"), 20);
 
     public EditLockConfig {
-        if (heartbeat == null || heartbeat.toMillis() < 1000) {
-            throw EngineRuntimeException.badArgument("edit lock heartbeat", heartbeat, "at least 1000 ms");
+        if (!Ranges.within(heartbeat, Duration.ofSeconds(1), Duration.ofDays(1))) {
+            throw EngineRuntimeException.badArgument("edit lock heartbeat", heartbeat, Ranges.from(Duration.ofSeconds(1), Duration.ofDays(1)));
         }
-        if (timeout == null || timeout.compareTo(heartbeat) < 0) {
-            throw EngineRuntimeException.badArgument("edit lock timeout", timeout, "at least the heartbeat, " + heartbeat);
+        if (!Ranges.within(timeout, heartbeat, Duration.ofDays(30))) {
+            throw EngineRuntimeException.badArgument("edit lock timeout", timeout, "from the heartbeat, " + heartbeat + ", to 30d");
         }
         if (htmlTags == null || htmlTags.isEmpty() || htmlTags.stream().anyMatch(t -> t == null || !t.matches("[a-z][a-z0-9]{0,9}"))) {
             throw EngineRuntimeException.badArgument("edit lock htmlTags", htmlTags, "HTML tag names such as p;pre");
         }
-        if (maxLocksPerUser < 1) {
-            throw EngineRuntimeException.badArgument("edit lock maxLocksPerUser", maxLocksPerUser, "at least 1");
+        if (!Ranges.within(maxLocksPerUser, 1, 100_000)) {
+            throw EngineRuntimeException.badArgument("edit lock maxLocksPerUser", maxLocksPerUser, Ranges.from(1, 100_000));
         }
         htmlTags = List.copyOf(htmlTags);
     }

@@ -26,6 +26,12 @@ public final class EngineConfig {
     public static final String DEFAULT_DISPENSER_ADMIN_ROLE = "dispenser-admin";
     public static final Duration DEFAULT_TREE_LOCK_LEASE = Duration.ofSeconds(30);
     public static final String DEFAULT_TREE_LOCK_RETRY_POLICY = "tree-lock";
+    /** Ranges of the numeric settings (a value outside fails with {@code E_CONFIG_INVALID}). */
+    public static final int MAX_POOL_SIZE = 1000;
+    public static final Duration MIN_CONNECTION_TIMEOUT = Duration.ofMillis(250);
+    public static final Duration MAX_CONNECTION_TIMEOUT = Duration.ofMinutes(10);
+    public static final Duration MIN_TREE_LOCK_LEASE = Duration.ofSeconds(1);
+    public static final Duration MAX_TREE_LOCK_LEASE = Duration.ofDays(1);
 
     private final String jdbcUrl;
     private final DataSource dataSource;
@@ -228,8 +234,9 @@ public final class EngineConfig {
         }
 
         public Builder treeLockLease(Duration lease) {
-            if (lease == null || lease.toMillis() < 1000) {
-                throw EngineRuntimeException.configInvalid(source, "treeLocks.lease", lease, "must be at least 1s");
+            if (!Ranges.within(lease, MIN_TREE_LOCK_LEASE, MAX_TREE_LOCK_LEASE)) {
+                throw EngineRuntimeException.configInvalid(source, "treeLocks.lease", lease,
+                        Ranges.from(MIN_TREE_LOCK_LEASE, MAX_TREE_LOCK_LEASE));
             }
             this.treeLockLease = lease;
             return this;
@@ -308,18 +315,17 @@ public final class EngineConfig {
         }
 
         public Builder maxPoolSize(int maxPoolSize) {
-            if (maxPoolSize < 1) {
-                throw EngineRuntimeException.configInvalid(source, "database.maxPoolSize", maxPoolSize,
-                        "must be at least 1");
+            if (!Ranges.within(maxPoolSize, 1, MAX_POOL_SIZE)) {
+                throw EngineRuntimeException.configInvalid(source, "database.maxPoolSize", maxPoolSize, Ranges.from(1, MAX_POOL_SIZE));
             }
             this.maxPoolSize = maxPoolSize;
             return this;
         }
 
         public Builder connectionTimeout(Duration connectionTimeout) {
-            if (connectionTimeout == null || connectionTimeout.toMillis() < 250) {
+            if (!Ranges.within(connectionTimeout, MIN_CONNECTION_TIMEOUT, MAX_CONNECTION_TIMEOUT)) {
                 throw EngineRuntimeException.configInvalid(source, "database.connectionTimeout", connectionTimeout,
-                        "must be at least 250ms");
+                        Ranges.from(MIN_CONNECTION_TIMEOUT, MAX_CONNECTION_TIMEOUT));
             }
             this.connectionTimeout = connectionTimeout;
             return this;

@@ -19,6 +19,11 @@ import java.util.TreeSet;
  * {@code retryCodes} or {@code retryExceptions} say otherwise.
  */
 public final class RetryPolicyConfig {
+    /** Ranges of the settings (a value outside is refused, naming the key and the range). */
+    public static final int MAX_ATTEMPTS = 10_000_000;
+    public static final double MAX_MULTIPLIER = 100;
+    public static final Duration MAX_WAIT = Duration.ofHours(1);
+    public static final Duration MAX_TOTAL_WAIT = Duration.ofDays(7);
     public static final int DEFAULT_MAX_ATTEMPTS = 3;
     public static final Duration DEFAULT_WAIT_DURATION = Duration.ofMillis(500);
     public static final double DEFAULT_MULTIPLIER = 1.5;
@@ -176,8 +181,8 @@ public final class RetryPolicyConfig {
         }
 
         public Builder maxAttempts(int maxAttempts) {
-            if (maxAttempts < 1) {
-                throw EngineRuntimeException.badArgument("maxAttempts", maxAttempts, "must be at least 1");
+            if (!Ranges.within(maxAttempts, 1, MAX_ATTEMPTS)) {
+                throw EngineRuntimeException.badArgument("maxAttempts", maxAttempts, Ranges.from(1, MAX_ATTEMPTS));
             }
             this.maxAttempts = maxAttempts;
             return this;
@@ -194,8 +199,8 @@ public final class RetryPolicyConfig {
         }
 
         public Builder exponentialBackoffMultiplier(double multiplier) {
-            if (!(multiplier >= 1.0) || Double.isInfinite(multiplier)) {
-                throw EngineRuntimeException.badArgument("exponentialBackoffMultiplier", multiplier, "must be at least 1");
+            if (!(multiplier >= 1.0 && multiplier <= MAX_MULTIPLIER)) {
+                throw EngineRuntimeException.badArgument("exponentialBackoffMultiplier", multiplier, "from 1 to " + (int) MAX_MULTIPLIER);
             }
             this.exponentialBackoffMultiplier = multiplier;
             return this;
@@ -248,17 +253,17 @@ public final class RetryPolicyConfig {
             return this;
         }
 
-        /** Resilience4j's interval functions refuse waits under a millisecond. */
+        /** Resilience4j's interval functions refuse waits under a millisecond; an hour is longer than any wait means. */
         private static Duration atLeastOneMilli(String key, Duration d) {
-            if (d == null || d.toMillis() < 1) {
-                throw EngineRuntimeException.badArgument(key, d, "must be at least 1ms");
+            if (!Ranges.within(d, Duration.ofMillis(1), MAX_WAIT)) {
+                throw EngineRuntimeException.badArgument(key, d, Ranges.from(Duration.ofMillis(1), MAX_WAIT));
             }
             return d;
         }
 
         private static Duration nonNegative(String key, Duration d) {
-            if (d == null || d.isNegative()) {
-                throw EngineRuntimeException.badArgument(key, d, "must be a duration of zero or more");
+            if (!Ranges.within(d, Duration.ZERO, MAX_TOTAL_WAIT)) {
+                throw EngineRuntimeException.badArgument(key, d, Ranges.from(Duration.ZERO, MAX_TOTAL_WAIT));
             }
             return d;
         }

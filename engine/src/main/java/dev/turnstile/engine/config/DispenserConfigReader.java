@@ -65,7 +65,7 @@ final class DispenserConfigReader {
                     if (bad.getMessage().startsWith("E_CONFIG_INVALID")) {
                         throw bad;
                     }
-                    throw EngineRuntimeException.configInvalid(source, key, text, bad.getMessage());
+                    throw EngineRuntimeException.configInvalid(source, key, text, Refusals.ruleOf(bad));
                 }
             }
             out.put(e.getKey(), b.build());

@@ -20,14 +20,18 @@ public final class Durations {
         String t = text.trim();
         Matcher m = SHORT.matcher(t);
         if (m.matches()) {
-            long n = Long.parseLong(m.group(1));
-            return switch (m.group(2)) {
-                case "ms" -> Duration.ofMillis(n);
-                case "s" -> Duration.ofSeconds(n);
-                case "m" -> Duration.ofMinutes(n);
-                case "h" -> Duration.ofHours(n);
-                default -> Duration.ofDays(n);
-            };
+            try {
+                long n = Long.parseLong(m.group(1));
+                return switch (m.group(2)) {
+                    case "ms" -> Duration.ofMillis(n);
+                    case "s" -> Duration.ofSeconds(n);
+                    case "m" -> Duration.ofMinutes(n);
+                    case "h" -> Duration.ofHours(n);
+                    default -> Duration.ofDays(n);
+                };
+            } catch (NumberFormatException | ArithmeticException tooLarge) {
+                return null; // more than any duration can hold: not a duration, says the caller, naming the key
+            }
         }
         try {
             return Duration.parse(t);

@@ -127,38 +127,28 @@ final class RetryPolicyReader {
         for (Map.Entry<String, JsonNode> e : node.properties()) {
             String key = path + "." + e.getKey();
             JsonNode v = e.getValue();
-            switch (e.getKey()) {
-                case "maxAttempts" -> {
-                    int n = integer(key, v);
-                    if (n < 1) {
-                        throw invalid(key, v.asText(), "must be at least 1");
-                    }
-                    b.maxAttempts(n);
+            // The builder holds every range (one place); a refusal is reported here against the file and key.
+            try {
+                switch (e.getKey()) {
+                    case "maxAttempts" -> b.maxAttempts(integer(key, v));
+                    case "waitDuration" -> b.waitDuration(duration(key, v));
+                    case "exponentialMaxWaitDuration" -> b.exponentialMaxWaitDuration(duration(key, v));
+                    case "maxTotalWait" -> b.maxTotalWait(duration(key, v));
+                    case "enableExponentialBackoff" -> b.enableExponentialBackoff(bool(key, v));
+                    case "enableRandomizedWait" -> b.enableRandomizedWait(bool(key, v));
+                    case "exponentialBackoffMultiplier" -> b.exponentialBackoffMultiplier(number(key, v));
+                    case "randomizedWaitFactor" -> b.randomizedWaitFactor(number(key, v));
+                    case "retryExceptions" -> b.retryExceptions(new LinkedHashSet<>(list(key, v)));
+                    case "ignoreExceptions" -> b.ignoreExceptions(new LinkedHashSet<>(list(key, v)));
+                    case "retryCodes" -> b.retryCodes(codes(key, v));
+                    case "ignoreCodes" -> b.ignoreCodes(codes(key, v));
+                    default -> { } // baseConfig, applied by the caller
                 }
-                case "waitDuration" -> b.waitDuration(duration(key, v, Duration.ofMillis(1)));
-                case "exponentialMaxWaitDuration" -> b.exponentialMaxWaitDuration(duration(key, v, Duration.ofMillis(1)));
-                case "maxTotalWait" -> b.maxTotalWait(duration(key, v, Duration.ZERO));
-                case "enableExponentialBackoff" -> b.enableExponentialBackoff(bool(key, v));
-                case "enableRandomizedWait" -> b.enableRandomizedWait(bool(key, v));
-                case "exponentialBackoffMultiplier" -> {
-                    double m = number(key, v);
-                    if (!(m >= 1.0) || Double.isInfinite(m)) {
-                        throw invalid(key, v.asText(), "must be at least 1");
-                    }
-                    b.exponentialBackoffMultiplier(m);
+            } catch (EngineRuntimeException bad) {
+                if (bad.getExceptionCode() == ExceptionCode.E_CONFIG_INVALID) {
+                    throw bad;
                 }
-                case "randomizedWaitFactor" -> {
-                    double f = number(key, v);
-                    if (!(f >= 0.0 && f < 1.0)) {
-                        throw invalid(key, v.asText(), "must be in [0, 1)");
-                    }
-                    b.randomizedWaitFactor(f);
-                }
-                case "retryExceptions" -> b.retryExceptions(new LinkedHashSet<>(list(key, v)));
-                case "ignoreExceptions" -> b.ignoreExceptions(new LinkedHashSet<>(list(key, v)));
-                case "retryCodes" -> b.retryCodes(codes(key, v));
-                case "ignoreCodes" -> b.ignoreCodes(codes(key, v));
-                default -> { } // baseConfig, applied by the caller
+                throw invalid(key, v.asText(), Refusals.ruleOf(bad));
             }
         }
         try {
@@ -191,13 +181,10 @@ final class RetryPolicyReader {
         throw invalid(key, t, "must be true or false");
     }
 
-    private Duration duration(String key, JsonNode v, Duration minimum) {
+    private Duration duration(String key, JsonNode v) {
         Duration d = Durations.parse(v.asText());
         if (d == null) {
             throw invalid(key, v.asText(), "must be a duration such as 500ms, 10s, 1m or PT10S");
-        }
-        if (d.compareTo(minimum) < 0) {
-            throw invalid(key, v.asText(), "must be at least " + minimum.toMillis() + "ms");
         }
         return d;
     }

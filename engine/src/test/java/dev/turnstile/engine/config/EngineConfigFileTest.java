@@ -64,6 +64,22 @@ class EngineConfigFileTest {
                 + " document after ---\": one document only: what follows the first would be ignored");
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
+            "retry:\\n  instances:\\n    p:\\n      waitDuration: 36500d | retry.instances.p.waitDuration = \"36500d\": from 1ms to 1h",
+            "database:\\n  maxPoolSize: 2147483647 | database.maxPoolSize = 2147483647 [Integer]: from 1 to 1,000",
+            "treeLocks:\\n  lease: 3000000d | treeLocks.lease = PT72000000H [Duration]: from 1s to 1d",
+            "treeLocks:\\n  lease: 99999999999999999999ms | treeLocks.lease = \"99999999999999999999ms\": must be a duration",
+            "treeLocks:\\n  lease: 9999999999999999d | treeLocks.lease = \"9999999999999999d\": must be a duration",
+            "treeLocks:\\n  lease: PT2562047788015215H | treeLocks.lease = PT2562047788015215H [Duration]: from 1s to 1d",
+            "retry:\\n  instances:\\n    p:\\n      maxTotalWait: 3650d | retry.instances.p.maxTotalWait = \"3650d\": from 0s to 7d",
+            "database:\\n  connectionTimeout: 1d | database.connectionTimeout = PT24H [Duration]: from 250ms to 10m"})
+    void hugeNumbersAndDurations_areRefusedWithTheirRange_neverACrash(String yaml, String expected) throws IOException {
+        Path file = write(yaml.replace("\\n", "\n"));
+        assertThatThrownBy(() -> EngineConfigFile.read(file)).isInstanceOf(dev.turnstile.api.EngineRuntimeException.class)
+                .hasMessageStartingWith("E_CONFIG_INVALID: " + file + ": " + expected);
+    }
+
     @Test
     void unknownKey_namesFileAndKeyPath() throws IOException {
         Path file = write("database:\n  urll: jdbc:h2:mem:x\n");
@@ -77,7 +93,7 @@ class EngineConfigFileTest {
     void badValues_nameFileKeyAndValue() throws IOException {
         Path pool = write("database:\n  maxPoolSize: 0\n");
         assertThatThrownBy(() -> EngineConfigFile.read(pool))
-                .hasMessage("E_CONFIG_INVALID: " + pool + ": database.maxPoolSize = 0 [Integer]: must be at least 1");
+                .hasMessage("E_CONFIG_INVALID: " + pool + ": database.maxPoolSize = 0 [Integer]: from 1 to 1,000");
 
         Path notInt = write("database:\n  maxPoolSize: many\n");
         assertThatThrownBy(() -> EngineConfigFile.read(notInt))
@@ -166,7 +182,7 @@ class EngineConfigFileTest {
         assertThat(config.treeLockRetryPolicy()).isEqualTo("patient");
         Path shortLease = write("treeLocks:\n  lease: 10ms\n");
         assertThatThrownBy(() -> EngineConfigFile.read(shortLease)).hasMessage("E_CONFIG_INVALID: " + shortLease
-                + ": treeLocks.lease = PT0.01S [Duration]: must be at least 1s");
+                + ": treeLocks.lease = PT0.01S [Duration]: from 1s to 1d");
         Path badLease = write("treeLocks:\n  lease: forever\n");
         assertThatThrownBy(() -> EngineConfigFile.read(badLease)).hasMessage("E_CONFIG_INVALID: " + badLease
                 + ": treeLocks.lease = \"forever\": must be a duration such as 500ms, 10s, 1m or PT10S");
@@ -208,8 +224,8 @@ class EngineConfigFileTest {
         assertThat(invoice.maxBlock()).isEqualTo(50);
         assertThat(invoice.requestKeyRetention()).isEqualTo(java.time.Duration.ofHours(2));
         Path retention = write("dispensers:\n  series:\n    x:\n      requestKeyRetention: 400d\n");
-        assertThatThrownBy(() -> EngineConfigFile.read(retention)).hasMessageContaining("dispensers.series.x.requestKeyRetention"
-                + " = \"400d\"").hasMessageContaining("from 1 second to 366 days");
+        assertThatThrownBy(() -> EngineConfigFile.read(retention)).hasMessageEndingWith("dispensers.series.x.requestKeyRetention"
+                + " = \"400d\": from 1s to 366d");
 
         Path strategy = write("dispensers:\n  series:\n    x:\n      strategy: fastest\n");
         assertThatThrownBy(() -> EngineConfigFile.read(strategy)).hasMessage("E_CONFIG_INVALID: " + strategy

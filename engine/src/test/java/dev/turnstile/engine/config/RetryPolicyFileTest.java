@@ -99,11 +99,11 @@ class RetryPolicyFileTest {
     @CsvSource(delimiter = '|', value = {
             "unknown key        | maxAttemps: 3                  | retry.instances.p.maxAttemps = \"3\": unknown key; known keys are [baseConfig, enableExponentialBackoff, enableRandomizedWait, exponentialBackoffMultiplier, exponentialMaxWaitDuration, ignoreCodes, ignoreExceptions, maxAttempts, maxTotalWait, randomizedWaitFactor, retryCodes, retryExceptions, waitDuration]",
             "bad duration       | waitDuration: soon             | retry.instances.p.waitDuration = \"soon\": must be a duration such as 500ms, 10s, 1m or PT10S",
-            "multiplier below 1 | exponentialBackoffMultiplier: 0.5 | retry.instances.p.exponentialBackoffMultiplier = \"0.5\": must be at least 1",
+            "multiplier below 1 | exponentialBackoffMultiplier: 0.5 | retry.instances.p.exponentialBackoffMultiplier = \"0.5\": from 1 to 100",
             "factor of 1        | randomizedWaitFactor: 1.0      | retry.instances.p.randomizedWaitFactor = \"1.0\": must be in [0, 1)",
             "negative factor    | randomizedWaitFactor: -0.1     | retry.instances.p.randomizedWaitFactor = \"-0.1\": must be in [0, 1)",
-            "zero attempts      | maxAttempts: 0                 | retry.instances.p.maxAttempts = \"0\": must be at least 1",
-            "zero wait          | waitDuration: 0ms              | retry.instances.p.waitDuration = \"0ms\": must be at least 1ms",
+            "zero attempts      | maxAttempts: 0                 | retry.instances.p.maxAttempts = \"0\": from 1 to 10,000,000",
+            "zero wait          | waitDuration: 0ms              | retry.instances.p.waitDuration = \"0ms\": from 1ms to 1h",
             "unknown baseConfig | baseConfig: nope               | retry.instances.p.baseConfig = \"nope\": no such config; known configs are []",
             "unknown code       | retryCodes: [E_NOPE]           | retry.instances.p.retryCodes = \"E_NOPE\": not an ExceptionCode; known codes are ",
     })
