@@ -1,41 +1,18 @@
 "use strict";
 const [, , type, id] = location.pathname.split("/");
 const api = `/api/articles/${type}/${id}`;
-let me = null, csrf = null, article = null, editing = null, heartbeatTimer = null;
+let article = null, editing = null, heartbeatTimer = null;
 
-const $ = s => document.querySelector(s);
-const say = text => { $("#message").textContent = text; };
 // The server sanitises every article it stores and sends (jsoup Safelist): its HTML is rendered as HTML.
 const nodesOf = html => new DOMParser().parseFromString(html, "text/html").body.childNodes;
 const innerOf = html => { const t = document.createElement("template"); t.innerHTML = html; return t.content.firstElementChild.innerHTML; };
 
-// Every request is JSON and carries the session's CSRF token: the server refuses a change without them.
-function request(method, url, body, keepalive) {
-  const headers = { "Content-Type": "application/json" };
-  if (csrf) headers["X-CSRF-Token"] = csrf;
-  return fetch(url, { method, headers, keepalive, credentials: "same-origin",
-                      body: body === undefined ? undefined : JSON.stringify(body) });
-}
-
-async function call(method, url, body) {
-  const r = await request(method, url, body, false);
-  const data = r.status === 204 ? {} : await r.json();
-  return { status: r.status, data };
-}
-
-/** Who is signed in and the session's CSRF token: after a reload the page knows both again. */
-async function session() {
-  const r = await call("GET", "/api/session");
-  if (r.status === 200) { me = r.data.user; csrf = r.data.csrf; $("#me").textContent = me; }
-}
-
 async function load() {
-  if (!csrf) await session();
+  if (!await signedIn()) return null;
   const r = await call("GET", api);
-  if (r.status === 401) { $("#login").hidden = false; $("#main").hidden = true; return null; }
+  if (r.status === 401) { signIn(null, null); return null; }
   if (r.status !== 200) { say(r.data.error); return null; }
   article = r.data;
-  $("#login").hidden = true; $("#main").hidden = false;
   render();
   return article;
 }
@@ -57,7 +34,7 @@ function render() {
     text.className = "text";
     text.append(document.importNode(node, true));
     div.append(text);
-    if (lock && lock.user !== me) {
+    if (lock && lock.user !== session.user) {
       div.classList.add("locked-other");
       const who = document.createElement("div");
       who.className = "holder";
@@ -98,7 +75,7 @@ async function edit(request, paragraph) {
     // Paragraphs others hold are read-only here; the server refuses a save that changes them anyway.
     for (const p of area.querySelectorAll("[data-pid]")) {
       const lock = article.paragraphLocks[p.dataset.pid];
-      if (lock && lock.user !== me) {
+      if (lock && lock.user !== session.user) {
         p.contentEditable = "false";
         p.classList.add("locked-other");
         p.dataset.holder = lock.user;
@@ -144,21 +121,7 @@ async function release() {
   await load();
 }
 
-$("#login").onsubmit = async e => {
-  e.preventDefault();
-  const r = await call("POST", "/login", { user: $("#login-user").value, password: $("#login-password").value });
-  if (r.status !== 200) { say(r.data.error); return; }
-  me = r.data.user; csrf = r.data.csrf; $("#me").textContent = me;
-  say("");
-  await load();
-};
-$("#logout").onclick = async () => {
-  if (editing) await release();
-  await call("POST", "/logout", {});
-  me = null; csrf = null;
-  $("#main").hidden = true; $("#login").hidden = false;
-  say("Logged out.");
-};
+sessionControls(load, async () => { if (editing) await release(); });
 $("#editor-text").addEventListener("keydown", e => {
   // Enter in a paragraph is a line break: a new block would end the paragraph (the server refuses that).
   if (e.key === "Enter" && editing && editing.paragraph) { e.preventDefault(); document.execCommand("insertLineBreak"); }
@@ -169,5 +132,5 @@ $("#cancel").onclick = async () => { await release(); say("Cancelled."); };
 $("#dismiss").onclick = () => { $("#kept").hidden = true; $("#kept-text").replaceChildren(); };
 // Closing the window gives the lock back: a keepalive request outlives the page (and, unlike a beacon, carries the headers).
 window.addEventListener("pagehide", () => { if (editing) request("POST", `/api/locks/${editing.lockId}/release`, {}, true); });
-setInterval(() => { if (me) load(); }, 1500);
+setInterval(() => { if (session.user) load(); }, 1500);
 load();

@@ -1,16 +1,7 @@
 "use strict";
 // The operator's console: everything is read from /api/console every two seconds; every value is
 // put into the page as text, never as HTML.
-let me = null, csrf = null, auditResource = null;
-const $ = s => document.querySelector(s);
-const say = text => { $("#message").textContent = text; };
-
-async function call(method, url, body) {
-  const headers = { "Content-Type": "application/json" };
-  if (csrf) headers["X-CSRF-Token"] = csrf;
-  const r = await fetch(url, { method, headers, credentials: "same-origin", body: body === undefined ? undefined : JSON.stringify(body) });
-  return { status: r.status, data: r.status === 204 ? {} : await r.json() };
-}
+let auditResource = null;
 
 const age = seconds => seconds < 60 ? `${seconds} s` : seconds < 3600 ? `${Math.floor(seconds / 60)} min`
   : `${Math.floor(seconds / 3600)} h ${Math.floor(seconds % 3600 / 60)} min`;
@@ -49,17 +40,11 @@ function auditButton(resource) {
 }
 
 async function refresh() {
+  if (!await signedIn()) return;
   const r = await call("GET", "/api/console");
-  if (r.status === 401) { $("#login").hidden = false; $("#main").hidden = true; me = null; return; }
+  if (r.status === 401) { signIn(null, null); return; }
   if (r.status !== 200) { say(r.data.error); return; }
   const c = r.data;
-  if (!csrf) {
-    const s = await call("GET", "/api/session");
-    if (s.status === 200) csrf = s.data.csrf;
-  }
-  me = c.me;
-  $("#me").textContent = me;
-  $("#login").hidden = true; $("#main").hidden = false;
   $("#refreshed").textContent = new Date().toLocaleTimeString();
   fill("edit-locks", c.editLocks, l => {
     const link = document.createElement("a");
@@ -91,20 +76,7 @@ async function showAudit(resource) {
   fill("audit", r.data.entries, e => [e.at, e.user, e.operation, e.outcome, e.detail]);
 }
 
-$("#login").onsubmit = async e => {
-  e.preventDefault();
-  const r = await call("POST", "/login", { user: $("#login-user").value, password: $("#login-password").value });
-  if (r.status !== 200) { say(r.data.error); return; }
-  csrf = r.data.csrf;
-  say("");
-  await refresh();
-};
-$("#logout").onclick = async () => {
-  await call("POST", "/logout", {});
-  me = null; csrf = null;
-  $("#main").hidden = true; $("#login").hidden = false;
-  say("Logged out.");
-};
+sessionControls(refresh, async () => {});
 $("#audit-form").onsubmit = e => { e.preventDefault(); showAudit($("#audit-resource").value.trim()); };
-setInterval(() => { if (me) refresh(); }, 2000);
+setInterval(() => { if (session.user) refresh(); }, 2000);
 refresh();

@@ -94,19 +94,20 @@ final class DefaultDispenser implements Dispenser {
 
     @Override
     public NumberBlock next(int count) {
+        checkCount(count);
+        return take(count);
+    }
+
+    private void checkCount(int count) {
         if (count < 1 || count > config.maxBlock()) {
             throw EngineRuntimeException.badArgument("count for dispenser " + name, count,
                     "must be from 1 to " + config.maxBlock());
         }
-        return take(count);
     }
 
     @Override
     public NumberBlock next(int count, String requestKey) {
-        if (count < 1 || count > config.maxBlock()) {
-            throw EngineRuntimeException.badArgument("count for dispenser " + name, count,
-                    "must be from 1 to " + config.maxBlock());
-        }
+        checkCount(count);
         if (requestKey == null || requestKey.isEmpty() || requestKey.length() > 128
                 || requestKey.chars().anyMatch(c -> c < 0x21 || c > 0x7e)) {
             throw EngineRuntimeException.badArgument("request key for dispenser " + name, requestKey,
@@ -127,8 +128,7 @@ final class DefaultDispenser implements Dispenser {
                 }
                 return new NumberBlock(known.first, known.count, known.period, known.issuedOn);
             }
-            NumberBlock taken = Series.taken(tx.updateLocked(Dispenser.CLASS_NAME, id, values -> Series.take(values, count)),
-                    count, tx.now());
+            NumberBlock taken = Pessimistic.take(tx, id, count);
             RequestRecord r = known != null ? known : new RequestRecord(name, requestKey);
             r.first = taken.first();
             r.count = count;

@@ -4,6 +4,7 @@ import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.engine.objects.ObjectStoreServices;
+import dev.turnstile.engine.objects.ObjectTransaction;
 
 import java.util.UUID;
 
@@ -28,7 +29,11 @@ final class Pessimistic implements Strategy {
     @Override
     public NumberBlock take(int count) {
         return policy.call(() -> objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + id, user,
-                tx -> Series.taken(tx.updateLocked(Dispenser.CLASS_NAME, id, values -> Series.take(values, count)), count,
-                        tx.now())));
+                tx -> take(tx, id, count)));
+    }
+
+    /** Moves the counter row on by {@code count} under its row lock, in {@code tx}: the numbers taken. */
+    static NumberBlock take(ObjectTransaction tx, UUID id, int count) {
+        return Series.taken(tx.updateLocked(Dispenser.CLASS_NAME, id, values -> Series.take(values, count)), count, tx.now());
     }
 }

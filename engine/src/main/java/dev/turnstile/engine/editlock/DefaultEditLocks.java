@@ -329,26 +329,24 @@ public final class DefaultEditLocks implements EditLocks {
     @Override
     public EditStatus status(EditResource article) {
         EditResource a = article.article();
-        Instant now = database.now();
-        List<EditLockRecord> rows = database.inTransaction(() -> "reading edit locks of " + a, session ->
-                session.createSelectionQuery("from EditLockRecord l where l.resourceId = :a or l.resourceId like :p escape '"
-                                + Sql.LIKE_ESCAPE + "'", EditLockRecord.class)
-                        .setParameter("a", a.resourceId()).setParameter("p", Sql.likeLiteral(a.resourceId()) + "#%").getResultList());
-        EditLock articleLock = null;
-        List<EditLock> paragraphs = new ArrayList<>();
-        for (EditLockRecord r : rows) {
-            if (!valid(r, now)) {
-                continue;
+        return database.inTransaction(() -> "reading edit locks of " + a, session -> {
+            Instant now = database.now();
+            EditLock articleLock = null;
+            List<EditLock> paragraphs = new ArrayList<>();
+            for (EditLockRecord r : locksOf(session, a)) {
+                if (!valid(r, now)) {
+                    continue;
+                }
+                EditResource res = resourceOf(r.resourceId);
+                if (res.isParagraph()) {
+                    paragraphs.add(toLock(r, res));
+                } else {
+                    articleLock = toLock(r, res);
+                }
             }
-            EditResource res = resourceOf(r.resourceId);
-            if (res.isParagraph()) {
-                paragraphs.add(toLock(r, res));
-            } else {
-                articleLock = toLock(r, res);
-            }
-        }
-        paragraphs.sort(Comparator.comparing(l -> l.resource().resourceId()));
-        return new EditStatus(a, articleLock, paragraphs);
+            paragraphs.sort(Comparator.comparing(l -> l.resource().resourceId()));
+            return new EditStatus(a, articleLock, paragraphs);
+        });
     }
 
     @Override
@@ -356,11 +354,12 @@ public final class DefaultEditLocks implements EditLocks {
         if (max < 1 || max > 10_000) {
             throw EngineRuntimeException.badArgument("heldLocks max", max, "1 to 10000");
         }
-        Instant now = database.now();
-        List<EditLockRecord> rows = database.inTransaction(() -> "listing edit locks", session ->
-                session.createSelectionQuery("from EditLockRecord l where l.state = 1 order by l.startTime, l.resourceId",
-                        EditLockRecord.class).getResultList());
-        return rows.stream().filter(r -> valid(r, now)).limit(max).map(r -> toLock(r, resourceOf(r.resourceId))).toList();
+        return database.inTransaction(() -> "listing edit locks", session -> {
+            Instant now = database.now();
+            return session.createSelectionQuery("from EditLockRecord l where l.state = 1 order by l.startTime, l.resourceId",
+                            EditLockRecord.class).getResultList().stream()
+                    .filter(r -> valid(r, now)).limit(max).map(r -> toLock(r, resourceOf(r.resourceId))).toList();
+        });
     }
 
     @Override
@@ -526,11 +525,11 @@ public final class DefaultEditLocks implements EditLocks {
         Map<String, String> after = rules.byId(next);
         List<String> keptBefore = before.keySet().stream().filter(after::containsKey).toList();
         List<String> keptAfter = after.keySet().stream().filter(before::containsKey).toList();
-        for (EditLockRecord held : paragraphLocks(session, article)) {
-            if (!valid(held, now) || held.userId.equals(user)) {
+        for (EditLockRecord held : locksOf(session, article)) {
+            String pid = resourceOf(held.resourceId).paragraphId();
+            if (pid == null || !valid(held, now) || held.userId.equals(user)) {
                 continue;
             }
-            String pid = resourceOf(held.resourceId).paragraphId();
             String change = !before.containsKey(pid) ? null
                     : !after.containsKey(pid) ? "remove"
                     : !after.get(pid).equals(before.get(pid)) ? "change"
@@ -543,10 +542,12 @@ public final class DefaultEditLocks implements EditLocks {
         return next;
     }
 
-    private static List<EditLockRecord> paragraphLocks(StatelessSession session, EditResource article) {
-        return session.createSelectionQuery("from EditLockRecord l where l.resourceId like :p escape '" + Sql.LIKE_ESCAPE
-                        + "'", EditLockRecord.class)
-                .setParameter("p", Sql.likeLiteral(article.resourceId()) + "#%").getResultList();
+    /** The lock records of an article and its paragraphs, valid or not. */
+    private static List<EditLockRecord> locksOf(StatelessSession session, EditResource article) {
+        return session.createSelectionQuery("from EditLockRecord l where l.resourceId = :a or l.resourceId like :p escape '"
+                        + Sql.LIKE_ESCAPE + "'", EditLockRecord.class)
+                .setParameter("a", article.resourceId()).setParameter("p", Sql.likeLiteral(article.resourceId()) + "#%")
+                .getResultList();
     }
 
     private static String html(ObjectTransaction.LockedObject article) {

@@ -17,6 +17,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashSet;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -151,6 +152,8 @@ final class ObjectPersistence {
         private final LockRules.Actor actor;
         private Instant now;
         private final List<Runnable> afterWrite = new ArrayList<>();
+        /** Rows this transaction read FOR UPDATE and has not written since. */
+        private final Map<UUID, ObjectState> lockedRows = new HashMap<>();
 
         Transaction(StatelessSession session, LockRules.Actor actor) {
             this.session = session;
@@ -199,16 +202,30 @@ final class ObjectPersistence {
 
         @Override
         public LockedObject readLocked(String className, UUID id) {
-            ObjectRecord record = lockedRecord(session, className, id);
-            advance(record.dateLastModified);
-            return new LockedObject(record.usn, toState(session, record).values());
+            ObjectState state = locked(className, id);
+            return new LockedObject(state.usn(), state.values());
         }
 
         @Override
         public Map<String, Object> updateLocked(String className, UUID id, Consumer<Map<String, Object>> change) {
+            ObjectState state = locked(className, id);
+            return writeUpdate(this, state, state.className(), id, change, LockRules.Pending.NONE).values();
+        }
+
+        /**
+         * The row read FOR UPDATE, once per transaction: the lock holds it as read until the end, so
+         * an update after a {@link #readLocked} of the same object does not read it again.
+         */
+        private ObjectState locked(String className, UUID id) {
+            ObjectState known = lockedRows.get(id);
+            if (known != null && known.className().equals(className)) {
+                return known;
+            }
             ObjectRecord record = lockedRecord(session, className, id);
             advance(record.dateLastModified);
-            return writeUpdate(this, toState(session, record), record.className, id, change, LockRules.Pending.NONE).values();
+            ObjectState state = toState(session, record);
+            lockedRows.put(id, state);
+            return state;
         }
     }
 
@@ -271,6 +288,7 @@ final class ObjectPersistence {
         if (!written) {
             throw lostRace(session, className, id, current.usn());
         }
+        tx.lockedRows.remove(id); // written: what this transaction read is no longer the row
         tx.written();
         notify(tx, new ObjectWrite(ObjectWrite.kindOfUpdate(current.values(), valid, pendingLock), id, className, tx.user(),
                 tx.now, current.usn(), current.usn() + 1, current.values(), valid));
@@ -307,6 +325,7 @@ final class ObjectPersistence {
         if (!GuardedWrite.of("ts_object", "id", o.getId()).ifUsn(current.usn()).delete(session)) {
             throw lostRace(session, o.getClassName(), o.getId(), current.usn());
         }
+        tx.lockedRows.remove(o.getId());
         tx.written();
         notify(tx, new ObjectWrite(ChangeKind.DELETE, o.getId(), o.getClassName(), actor.user(), now, current.usn(), null,
                 current.values(), Map.of()));

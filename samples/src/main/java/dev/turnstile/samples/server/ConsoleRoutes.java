@@ -43,7 +43,6 @@ final class ConsoleRoutes {
         ServerUsers.User user = ctx.attribute(TurnstileServer.USER);
         Instant now = Instant.now(); // only to show ages; every decision is the engine's, by the database clock
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("me", user.name());
         body.put("editLocks", engine.editLocks().heldLocks(MAX_ROWS).stream().map(l -> editLock(l, now)).toList());
         body.put("treeLocks", engine.treeLocks().status().stream().limit(MAX_ROWS).map(ConsoleRoutes::treeLock).toList());
         body.put("objectLocks", engine.session(user.name(), user.roles()).objectStore().lockedObjects(MAX_ROWS).stream()

@@ -1,8 +1,6 @@
 package dev.turnstile.samples.server;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.api.Article;
 import dev.turnstile.api.EditLock;
 import dev.turnstile.api.EditLockResult;
@@ -23,7 +21,7 @@ import java.util.Map;
 /**
  * The edit lock endpoints and the article page:
  * <ul>
- *   <li>{@code GET /api/articles/{type}/{id}}: who asks ({@code me}), HTML, USN, paragraphs and who edits what;
+ *   <li>{@code GET /api/articles/{type}/{id}}: HTML, USN, paragraphs and who edits what;
  *       {@code PUT} with {@code {"html"}} creates it
  *   <li>{@code POST /api/articles/{type}/{id}/locks} with {@code {}} (the article) or
  *       {@code {"paragraphs": [ids]}}: 200 with the locks, 409 naming the holder and since when
@@ -34,8 +32,6 @@ import java.util.Map;
  * </ul>
  */
 final class EditRoutes {
-    private static final ObjectMapper JSON = new ObjectMapper();
-
     private final EditLocks locks;
 
     EditRoutes(EditLocks locks) {
@@ -56,7 +52,6 @@ final class EditRoutes {
         Article article = locks.article(a);
         EditStatus status = locks.status(a);
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("me", user(ctx));
         body.put("type", article.type());
         body.put("id", article.articleId());
         body.put("usn", article.usn());
@@ -76,7 +71,7 @@ final class EditRoutes {
     /** {@code PUT /api/articles/{type}/{id}} {@code {"html"}}: creates the article (400 if it exists). */
     void create(Context ctx) {
         EditResource a = resource(ctx);
-        JsonNode body = body(ctx);
+        JsonNode body = TurnstileServer.jsonBody(ctx);
         if (!body.path("html").isTextual()) {
             throw new TurnstileServer.BadRequest("the body must be {\"html\": text}");
         }
@@ -87,7 +82,7 @@ final class EditRoutes {
 
     void acquire(Context ctx) {
         EditResource a = resource(ctx);
-        JsonNode body = body(ctx);
+        JsonNode body = TurnstileServer.jsonBody(ctx);
         List<EditResource> wanted = new ArrayList<>();
         JsonNode paragraphs = body.path("paragraphs");
         if (!paragraphs.isMissingNode() && !paragraphs.isArray()) {
@@ -122,7 +117,7 @@ final class EditRoutes {
     }
 
     void save(Context ctx) {
-        JsonNode body = body(ctx);
+        JsonNode body = TurnstileServer.jsonBody(ctx);
         if (!body.path("html").isTextual() || !body.path("baseUsn").isIntegralNumber() || !body.path("baseUsn").canConvertToLong()) {
             throw new TurnstileServer.BadRequest("the body must be {\"html\": text, \"baseUsn\": number}");
         }
@@ -161,21 +156,5 @@ final class EditRoutes {
         long left = Duration.between(l.heartBeatTime(), l.expiresAt()).toMillis();
         m.put("heartbeatEveryMillis", Math.max(1000, left / 3));
         return m;
-    }
-
-    private static JsonNode body(Context ctx) {
-        String text = ctx.body();
-        if (text.isBlank()) {
-            return JSON.createObjectNode();
-        }
-        try {
-            JsonNode root = JSON.readTree(text);
-            if (!root.isObject()) {
-                throw new TurnstileServer.BadRequest("the body must be a JSON object");
-            }
-            return root;
-        } catch (JsonProcessingException e) {
-            throw new TurnstileServer.BadRequest("the body is not JSON: " + e.getOriginalMessage());
-        }
     }
 }

@@ -56,6 +56,7 @@ public final class TurnstileServer implements AutoCloseable {
     private static final String PAGE_SCRIPT = resource("/web/article.js");
     private static final String CONSOLE = resource("/web/console.html");
     private static final String CONSOLE_SCRIPT = resource("/web/console.js");
+    private static final String SESSION_SCRIPT = resource("/web/session.js");
 
     private final ContentEngine engine;
     private final ServerUsers users;
@@ -83,6 +84,7 @@ public final class TurnstileServer implements AutoCloseable {
             config.routes.post("/logout", this::logout);
             config.routes.get("/", ctx -> ctx.contentType("text/html; charset=utf-8").result(CONSOLE));
             config.routes.get("/console.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(CONSOLE_SCRIPT));
+            config.routes.get("/session.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(SESSION_SCRIPT));
             config.routes.get("/edit/{type}/{id}", ctx -> ctx.contentType("text/html; charset=utf-8").result(PAGE));
             config.routes.get("/article.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(PAGE_SCRIPT));
             config.routes.before("/api/*", this::authenticate);
@@ -270,7 +272,8 @@ public final class TurnstileServer implements AutoCloseable {
         }
     }
 
-    private static JsonNode jsonBody(Context ctx) {
+    /** The request body as a JSON object (an empty body is {}); 400 otherwise. */
+    static JsonNode jsonBody(Context ctx) {
         try {
             JsonNode body = JSON.readTree(ctx.body().isBlank() ? "{}" : ctx.body());
             if (!body.isObject()) {
