@@ -68,6 +68,10 @@ public final class ChildJvm implements AutoCloseable {
         return new ChildJvm(p, errorLog);
     }
 
+    public long pid() {
+        return process.pid();
+    }
+
     /** Sends one line to the child's standard input. */
     public void send(String line) {
         stdin.println(line);

@@ -39,6 +39,19 @@ class ContentEngineTest {
     }
 
     @Test
+    void openingWhileTheDatabaseIsDown_saysItIsUnreachable_withTheUrlAndNoPassword() {
+        for (String url : new String[] {"jdbc:postgresql://127.0.0.1:1/test", "jdbc:mariadb://127.0.0.1:1/test"}) {
+            EngineConfig config = EngineConfig.builder().jdbcUrl(url).username("app").password("hunter2-secret")
+                    .connectionTimeout(Duration.ofMillis(500)).build();
+            assertThatThrownBy(() -> ContentEngine.open(config))
+                    .isInstanceOfSatisfying(EngineRuntimeException.class,
+                            e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_DATABASE_UNAVAILABLE))
+                    .hasMessageStartingWith("E_DATABASE_UNAVAILABLE: Cannot connect to " + url + " as app: ")
+                    .message().doesNotContain("hunter2-secret");
+        }
+    }
+
+    @Test
     void injectedClockStampsTheDates() {
         MutableClock clock = new MutableClock(Instant.parse("2030-01-01T00:00:00Z"));
         EngineConfig config = EngineConfig.from(TestDatabases.h2("clock")).clock(clock).build();

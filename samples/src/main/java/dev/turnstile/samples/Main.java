@@ -10,6 +10,17 @@ import picocli.CommandLine.Command;
                 CommandLine.HelpCommand.class})
 public final class Main {
     public static void main(String[] args) {
-        System.exit(new CommandLine(new Main()).execute(args));
+        System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * The command line, whose failures are one line each on standard error — the engine's message
+     * names what failed (the database, the file and key, the object) — rather than a stack trace.
+     */
+    static CommandLine commandLine() {
+        return new CommandLine(new Main()).setExecutionExceptionHandler((e, cmd, parsed) -> {
+            cmd.getErr().println(cmd.getCommandName() + ": " + e.getMessage());
+            return 1;
+        });
     }
 }

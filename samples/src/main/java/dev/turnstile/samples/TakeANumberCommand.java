@@ -71,9 +71,10 @@ final class TakeANumberCommand implements Callable<Integer> {
             if (childShare != null) {
                 Dispenser d = engine.session("taker-" + ProcessHandle.current().pid()).dispensers().get(dispenser, settings);
                 ChildProcess.readyAndWait();
-                List<Long> numbers = take(d, childShare, null);
+                Taken taken = take(d, childShare, null);
                 StringBuilder lines = new StringBuilder();
-                numbers.forEach(n -> lines.append("N ").append(n).append('\n'));
+                taken.numbers.forEach(n -> lines.append("N ").append(n).append('\n'));
+                taken.failures.forEach(f -> lines.append("F ").append(f.replace('\n', ' ')).append('\n'));
                 System.out.print(lines);
                 RetryMetrics m = engine.retryPolicies().get(settings.retryPolicy()).metrics();
                 System.out.println("RESULT " + (m.attempts() - m.calls()) + " " + engine.statistics().statements());
@@ -104,24 +105,40 @@ final class TakeANumberCommand implements Callable<Integer> {
         }
         int mine = count - share * (processes - 1);
         Progress progress = new Progress(count);
-        List<Long> all = take(d, mine, progress);
+        Taken taken = take(d, mine, progress);
+        List<Long> all = taken.numbers;
+        List<String> failures = taken.failures;
         long conflicts = engine.retryPolicies().get(settings.retryPolicy()).metrics().attempts() - retryBefore.attempts()
                 - (engine.retryPolicies().get(settings.retryPolicy()).metrics().calls() - retryBefore.calls());
         long statements = engine.statistics().since(statsBefore).statements();
         for (ChildProcess child : children) {
             String[] result = child.readUntil("RESULT ", line -> {
-                all.add(Long.parseLong(line.substring(2)));
-                progress.step();
+                if (line.startsWith("F ")) {
+                    failures.add(line.substring(2));
+                } else {
+                    all.add(Long.parseLong(line.substring(2)));
+                    progress.step();
+                }
             }).split(" ");
             conflicts += Long.parseLong(result[1]);
             statements += Long.parseLong(result[2]);
         }
         double seconds = (System.nanoTime() - start) / 1e9;
         progress.done();
-        return report(out, all, before, seconds, conflicts, statements);
+        if (!failures.isEmpty()) {
+            String issued;
+            try {
+                issued = String.format(Locale.ROOT, "%,d", d.current() - before);
+            } catch (RuntimeException e) {
+                issued = "unknown (" + e.getMessage() + ")";
+            }
+            out.printf(Locale.ROOT, "the counter moved by %s; %,d number(s) were received%n", issued, new java.util.HashSet<>(all).size());
+        }
+        return report(out, all, failures, before, seconds, conflicts, statements);
     }
 
-    private int report(PrintStream out, List<Long> all, long before, double seconds, long conflicts, long statements) {
+    private int report(PrintStream out, List<Long> all, List<String> failures, long before, double seconds, long conflicts,
+                       long statements) {
         BitSet seen = new BitSet(count);
         long duplicates = 0;
         long outside = 0;
@@ -136,7 +153,13 @@ final class TakeANumberCommand implements Callable<Integer> {
             }
         }
         long gaps = count - seen.cardinality();
-        boolean ok = all.size() == count && duplicates == 0 && gaps == 0 && outside == 0;
+        boolean ok = all.size() == count && duplicates == 0 && gaps == 0 && outside == 0 && failures.isEmpty();
+        if (!failures.isEmpty()) {
+            // A failed call may have committed before its answer was lost: its number is then a gap.
+            out.printf(Locale.ROOT, "%,d call(s) failed; a failed call's number, if the counter moved for it, is lost:%n",
+                    failures.size());
+            failures.stream().distinct().limit(5).forEach(f -> out.println("  " + f));
+        }
         out.printf(Locale.ROOT, "numbers %,d..%,d: %,d taken, %d duplicates, %d gaps, %d outside the range: %s%n",
                 before + 1, before + count, all.size(), duplicates, gaps, outside, ok ? "OK" : "WRONG");
         out.printf(Locale.ROOT, "%.1f s, %,.0f numbers/s, %,d conflicts (retried attempts), %.2f statements per number%n",
@@ -157,27 +180,41 @@ final class TakeANumberCommand implements Callable<Integer> {
         }
     }
 
-    /** Takes {@code total} numbers with {@link #workers} threads. */
-    private List<Long> take(Dispenser d, int total, Progress progress) throws Exception {
+    /** The numbers a process took, and the calls that failed (a worker stops at its first). */
+    private record Taken(List<Long> numbers, List<String> failures) {
+    }
+
+    /**
+     * Takes {@code total} numbers with {@link #workers} threads. A call that fails (its policy gave
+     * up: a database down for longer than it waits, say) ends its worker, and the others go on, so
+     * that what was taken is still counted and checked.
+     */
+    private Taken take(Dispenser d, int total, Progress progress) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(workers);
         try {
-            List<Future<List<Long>>> futures = new ArrayList<>();
+            List<Future<Taken>> futures = new ArrayList<>();
             for (int w = 0; w < workers; w++) {
                 int mine = total / workers + (w < total % workers ? 1 : 0);
                 futures.add(pool.submit(() -> {
                     List<Long> numbers = new ArrayList<>(mine);
-                    for (int i = 0; i < mine; i++) {
-                        numbers.add(d.next());
-                        if (progress != null) {
-                            progress.step();
+                    try {
+                        for (int i = 0; i < mine; i++) {
+                            numbers.add(d.next());
+                            if (progress != null) {
+                                progress.step();
+                            }
                         }
+                        return new Taken(numbers, List.of());
+                    } catch (RuntimeException e) {
+                        return new Taken(numbers, List.of(e.getMessage()));
                     }
-                    return numbers;
                 }));
             }
-            List<Long> all = new ArrayList<>(total);
-            for (Future<List<Long>> f : futures) {
-                all.addAll(f.get(60, TimeUnit.MINUTES));
+            Taken all = new Taken(new ArrayList<>(total), new ArrayList<>());
+            for (Future<Taken> f : futures) {
+                Taken one = f.get(60, TimeUnit.MINUTES);
+                all.numbers.addAll(one.numbers);
+                all.failures.addAll(one.failures);
             }
             return all;
         } finally {

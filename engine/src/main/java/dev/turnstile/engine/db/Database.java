@@ -22,6 +22,7 @@ import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
@@ -97,6 +98,11 @@ public final class Database implements AutoCloseable {
         // re-evaluates the WHERE clause against it under READ COMMITTED.
         hikari.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
         hikari.setInitializationFailTimeout(config.connectionTimeout().toMillis());
+        // After a database restart the pool holds dead connections: Hikari tests one on borrow only
+        // when it sat idle for a while, so idle ones are also tested every 30 s (Hikari's least), and
+        // a connection that fails with a broken-connection SQLState is evicted at once; the built-in
+        // dispenser policy retries the one call that met it.
+        hikari.setKeepaliveTime(Duration.ofSeconds(30).toMillis());
         long deadline = System.nanoTime() + 3 * config.connectionTimeout().toNanos();
         while (true) {
             try {

@@ -34,6 +34,7 @@ final class DefaultDispenser implements Dispenser {
     private final DispenserFormat format;
     private final UUID id;
     private final Strategy strategy;
+    private final RetryPolicy policy;
     /** One keyed call in this many also deletes the dispenser's expired request keys. */
     private static final int PRUNE_EVERY = 64;
     /**
@@ -52,11 +53,12 @@ final class DefaultDispenser implements Dispenser {
         this.config = config;
         this.format = DispenserFormat.parse(name, config.format(), config.reset());
         this.id = DispenserServices.idOf(name);
-        RetryPolicy policy = services.retryPolicies.get(config.retryPolicy());
+        this.policy = services.retryPolicies.get(config.retryPolicy());
         this.strategy = switch (config.strategy()) {
             case COOPERATIVE_LOCK -> new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name,
                     services.localGate(name));
-            case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky());
+            case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky(),
+                    new Pessimistic(services.objects, user, id, policy));
             case PESSIMISTIC -> new Pessimistic(services.objects, user, id, policy);
             case COMBINING -> {
                 Combining shared = services.combiner(name, policy);
@@ -113,8 +115,9 @@ final class DefaultDispenser implements Dispenser {
             throw EngineRuntimeException.badArgument("request key for dispenser " + name, requestKey,
                     "1 to 128 printable ASCII characters");
         }
-        return services.objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + name + " for request "
-                + requestKey, user, tx -> {
+        // Retried by the policy like any take: a repeat after a lost answer finds the key and its numbers.
+        return policy.call(() -> services.objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + name
+                + " for request " + requestKey, user, tx -> {
             // The counter row first: repeats of one key wait here for the first one's commit, then see its row.
             tx.readLocked(Dispenser.CLASS_NAME, id);
             RequestRecord.Key key = new RequestRecord.Key(name, requestKey);
@@ -146,7 +149,7 @@ final class DefaultDispenser implements Dispenser {
                         .setParameter("d", name).setParameter("now", now).executeUpdate();
             }
             return taken;
-        });
+        }));
     }
 
     @Override

@@ -96,8 +96,9 @@ public final class DispenserServices {
 
     /** One combiner per dispenser in this engine, so that all its callers share blocks. */
     Combining combiner(String name, RetryPolicy policy) {
-        return combiners.computeIfAbsent(name, n -> new Combining(objects.engineStore(SYSTEM_USER), idOf(n),
-                policy));
+        UUID id = idOf(name);
+        return combiners.computeIfAbsent(name, n -> new Combining(objects.engineStore(SYSTEM_USER), id, policy,
+                new Pessimistic(objects, SYSTEM_USER, id, policy)::takeOnce));
     }
 
     Set<String> configuredNames() {

@@ -3,6 +3,7 @@ package dev.turnstile.engine.objects;
 import dev.turnstile.api.ChangeContext;
 import dev.turnstile.api.ChangePreprocessor;
 import dev.turnstile.api.EngineRuntimeException;
+import jakarta.persistence.PersistenceException;
 
 import java.util.List;
 import java.util.Map;
@@ -29,8 +30,8 @@ final class ChangePreprocessors {
 
     /**
      * Runs every preprocessor of the class and its ancestors on {@code values}, which they may
-     * change. A failure rolls the transaction back: engine exceptions pass as they are, others
-     * become {@code E_PREPROCESSOR_FAILED}.
+     * change. A failure rolls the transaction back: engine and database exceptions pass as they
+     * are, others become {@code E_PREPROCESSOR_FAILED}.
      */
     void run(DefaultClassDefinition definition, ChangeContext.Action action, UUID id, ObjectTransaction tx,
              Map<String, Object> values, Map<String, Object> originals) {
@@ -45,7 +46,9 @@ final class ChangePreprocessors {
                 }
                 try {
                     preprocessor.preprocessObjectChange(context);
-                } catch (EngineRuntimeException e) {
+                } catch (EngineRuntimeException | PersistenceException e) {
+                    // The database's own failures keep their meaning (an outage stays E_DATABASE_UNAVAILABLE,
+                    // so a policy retrying outages retries a numbered creation too): Database translates them.
                     throw e;
                 } catch (RuntimeException e) {
                     throw EngineRuntimeException.preprocessorFailed(definition.getName(), id, e);

@@ -3,6 +3,7 @@ package dev.turnstile.engine.retry;
 import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.HostTransactions;
 import dev.turnstile.api.RetryPolicies;
 import dev.turnstile.api.RetryPolicy;
@@ -11,6 +12,7 @@ import io.github.resilience4j.core.IntervalFunction;
 
 import java.time.Duration;
 import java.util.Collections;
+import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
@@ -19,7 +21,8 @@ import java.util.TreeSet;
 /**
  * The engine's policies, made once at open. Three always exist unless the configuration defines
  * them: {@value RetryPolicies#DEFAULT}; {@value #DISPENSER} for dispensers — patient, with short
- * jittered waits, since a dispenser that gives up leaves a caller without a number; and
+ * jittered waits, through contention and database outages for up to a minute, since a dispenser
+ * that gives up leaves a caller without a number; and
  * {@value #TREE_LOCK}, pacing tree lock waiters in other processes than the releaser's.
  */
 public final class DefaultRetryPolicies implements RetryPolicies {
@@ -27,7 +30,11 @@ public final class DefaultRetryPolicies implements RetryPolicies {
     public static final RetryPolicyConfig DISPENSER_DEFAULTS = RetryPolicyConfig.builder().maxAttempts(100_000)
             .waitDuration(Duration.ofMillis(1)).enableExponentialBackoff(true).exponentialBackoffMultiplier(2)
             .exponentialMaxWaitDuration(Duration.ofMillis(32)).enableRandomizedWait(true).randomizedWaitFactor(0.9)
-            .maxTotalWait(Duration.ofSeconds(60)).build();
+            .maxTotalWait(Duration.ofSeconds(60))
+            // An outage (a database restart, a failover, a stale pooled connection) is waited out too,
+            // within the total wait: a dispenser that gives up leaves a workflow without its number.
+            .retryCodes(EnumSet.of(ExceptionCode.E_OBJECT_MODIFIED, ExceptionCode.E_OBJECT_LOCKED,
+                    ExceptionCode.E_DATABASE_UNAVAILABLE)).build();
 
     public static final String TREE_LOCK = EngineConfig.DEFAULT_TREE_LOCK_RETRY_POLICY;
     /** Tree lock waiters across processes: short waits at first, then every 50 ms at most. */

@@ -2,6 +2,7 @@ package dev.turnstile.engine.treelock;
 
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.TreeLockHandle;
 import dev.turnstile.api.TreeLockInfo;
 import dev.turnstile.api.TreeLockRequest;
@@ -104,23 +105,36 @@ public final class DefaultTreeLocks implements TreeLocks {
         long requeueAt = 0;
         boolean granted = false;
         try {
+            boolean inDoubt = false;
             for (int attempt = 1; ; attempt++) {
                 try {
-                    TreeLeaseRecord record = store.acquire(leaseId, owner, request, marks, ticket, queued, lease);
+                    TreeLeaseRecord record = inDoubt ? store.lease(leaseId) : null;
+                    inDoubt = false;
+                    if (record == null) {
+                        record = store.acquire(leaseId, owner, request, marks, ticket, queued, lease);
+                    }
                     granted = true;
                     return Optional.of(new DefaultTreeLockHandle(this, record, request, marks));
                 } catch (TreeLockStore.Blocked blocked) {
-                    if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
-                        queued |= queue(leaseId, request, ticket); // first, so later arrivals yield as soon as possible
-                        requeueAt = System.nanoTime() + lease.toNanos() / 2;
-                    }
-                    List<TreeLockRequest> reaped = store.reapExpired();
-                    if (!reaped.isEmpty()) {
-                        reaped.forEach(r -> waiters.wake(r.nodes().keySet()));
-                        continue;
+                    try {
+                        if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
+                            queued |= queue(leaseId, request, ticket); // first, so later arrivals yield as soon as possible
+                            requeueAt = System.nanoTime() + lease.toNanos() / 2;
+                        }
+                        List<TreeLockRequest> reaped = store.reapExpired();
+                        if (!reaped.isEmpty()) {
+                            reaped.forEach(r -> waiters.wake(r.nodes().keySet()));
+                            continue;
+                        }
+                    } catch (EngineRuntimeException e) {
+                        waitOutOutage(e, deadline);
                     }
                 } catch (EngineRuntimeException e) {
-                    if (!Sql.isRace(e)) {
+                    if (isOutage(e)) {
+                        // The commit may have landed before the answer was lost: look for our lease first.
+                        waitOutOutage(e, deadline);
+                        inDoubt = true;
+                    } else if (!Sql.isRace(e)) {
                         throw e;
                     }
                     // Two first inserts of one node row, or a deadlock victim: nothing was written; go again.
@@ -187,20 +201,49 @@ public final class DefaultTreeLocks implements TreeLocks {
 
     /**
      * Releases the lease, going again when the database chose this transaction as a deadlock
-     * victim (it wrote nothing): giving up there would leave the nodes held until the lease lapses
-     * while the holder believes them free.
+     * victim (it wrote nothing) or is out of reach (for at most one lease): giving up there would
+     * leave the nodes held until the lease lapses while the holder believes them free.
      */
     boolean release(DefaultTreeLockHandle handle) {
+        long givingUpAt = System.nanoTime() + lease.toNanos();
+        int races = 1;
         for (int attempt = 1; ; attempt++) {
             try {
                 boolean released = store.release(handle.leaseId(), handle.marks());
                 waiters.wake(handle.nodes().keySet());
                 return released;
             } catch (EngineRuntimeException e) {
-                if (attempt == RELEASE_ATTEMPTS || !Sql.isRace(e)) {
+                if (isOutage(e) && System.nanoTime() - givingUpAt < 0) {
+                    // Until the lease would lapse by itself anyway: others wait for this release.
+                    pause(intervals.apply(Math.min(attempt, 30)));
+                    continue;
+                }
+                if (races++ == RELEASE_ATTEMPTS || !Sql.isRace(e)) {
                     throw e;
                 }
             }
+        }
+    }
+
+    /**
+     * The database out of reach while waiting for a lock: wait on like a blocked waiter, until
+     * {@code deadline}; anything else, or an outage at the deadline, goes to the caller.
+     */
+    private static void waitOutOutage(EngineRuntimeException e, long deadline) {
+        if (!isOutage(e) || System.nanoTime() - deadline >= 0) {
+            throw e;
+        }
+    }
+
+    private static boolean isOutage(EngineRuntimeException e) {
+        return e.getExceptionCode() == ExceptionCode.E_DATABASE_UNAVAILABLE;
+    }
+
+    private static void pause(long millis) {
+        try {
+            Thread.sleep(millis);
+        } catch (InterruptedException e) {
+            throw EngineRuntimeException.interrupted("waiting for the database to release a tree lock", e);
         }
     }
 }

@@ -107,6 +107,11 @@ final class TreeLockStore {
     }
 
     /** Releases a lease; false if it was already gone (released, or lapsed and reaped). */
+    /** The lease, if it exists: after an outage, whether an acquire whose answer was lost did commit. */
+    TreeLeaseRecord lease(String leaseId) {
+        return database.inTransaction(() -> "reading tree lock lease " + leaseId, session -> session.get(TreeLeaseRecord.class, leaseId));
+    }
+
     boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks) {
         return database.inTransaction(() -> "releasing tree lock lease " + leaseId, session -> {
             boolean released = LEASES.release(leaseId, null).delete(session);

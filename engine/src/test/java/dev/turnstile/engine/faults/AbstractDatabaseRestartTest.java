@@ -1,0 +1,179 @@
+package dev.turnstile.engine.faults;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.TreePath;
+import dev.turnstile.engine.ChildJvm;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The database restarted for real under three processes that take numbers (with and without
+ * request keys), create numbered documents, take a cooperative lock and tree locks, all at once.
+ * Nothing fails that reached a caller, nothing is issued twice, every process works again soon
+ * after the database is back. Runs as an integration test, after every other engine test, since
+ * it cuts every session of the shared server.
+ */
+abstract class AbstractDatabaseRestartTest {
+    private static final Duration STARTUP = Duration.ofSeconds(60);
+    /** What the issue asks: every process working again within 10 s of the database. */
+    private static final Duration RESUME = Duration.ofSeconds(10);
+    private static final List<String> WORKLOADS = List.of("keyed", "plain", "create", "lock", "tree");
+    private static final int PROCESSES = 3;
+
+    @TempDir
+    Path logs;
+
+    protected abstract EngineConfig config();
+
+    /** Stops and starts the server; returns once it accepts connections again. */
+    protected abstract void restartDatabase() throws Exception;
+
+    @Test
+    void restartUnderLoad_noCallFails_noNumberTwice_noGapWithKeys_everyProcessBackWithinTenSeconds() throws Exception {
+        String tag = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String keyed = "rk-" + tag;
+        String plain = "rp-" + tag;
+        String creating = "rc-" + tag;
+        String documents = "RestartInvoice" + tag;
+        String lockClass = "RestartLock" + tag;
+        UUID lockId;
+        try (ContentEngine engine = ContentEngine.open(config())) {
+            var admin = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE));
+            for (String name : List.of(keyed, plain, creating)) {
+                admin.dispensers().create(name, DispenserConfig.builder().register(true).build());
+            }
+            ObjectStore os = admin.objectStore();
+            os.defineClass(documents, c -> c.superclass("Document").int64("InvoiceNumber"));
+            os.defineClass(lockClass, c -> c.integer32("Counter"));
+            CustomObject o = os.createCustomObject(lockClass);
+            o.save(RefreshMode.REFRESH);
+            lockId = o.getId();
+        }
+        List<ChildJvm> children = new ArrayList<>();
+        long backAt;
+        try {
+            for (int i = 0; i < PROCESSES; i++) {
+                children.add(ChildJvm.start(OutageWorker.class, config().jdbcUrl(), config().username(), config().password(),
+                        keyed, plain, documents, creating, lockClass, lockId.toString(), tag, logs.toString(),
+                        String.join(",", WORKLOADS)));
+            }
+            for (ChildJvm c : children) {
+                c.awaitLine("READY"::equals, STARTUP);
+            }
+            awaitProgress(children, 0, 5);
+            restartDatabase();
+            backAt = System.currentTimeMillis();
+            awaitProgress(children, backAt, 5);
+        } finally {
+            children.forEach(c -> c.send("STOP"));
+        }
+        for (ChildJvm c : children) {
+            c.awaitLine("DONE"::equals, STARTUP);
+            c.close();
+        }
+
+        List<String> lines = children.stream().flatMap(c -> c.lines().stream()).toList();
+        assertThat(lines.stream().filter(l -> l.startsWith("FAIL "))).as("failures that reached a caller").isEmpty();
+        for (ChildJvm c : children) {
+            for (String workload : WORKLOADS) {
+                long resumedAt = c.lines().stream().filter(l -> l.startsWith("OK " + workload + " "))
+                        .mapToLong(l -> Long.parseLong(l.split(" ")[2])).filter(t -> t >= backAt).min().orElseThrow();
+                System.out.printf("%s: %s resumed %d ms after the database was back%n", getClass().getSimpleName(), workload,
+                        resumedAt - backAt);
+                assertThat(resumedAt - backAt).as("%s working again after the restart (ms)", workload)
+                        .isLessThanOrEqualTo(RESUME.toMillis());
+            }
+        }
+
+        List<Long> keyedNumbers = numbers(lines, "keyed");
+        assertThat(keyedNumbers).as("keyed numbers: exactly 1..N, a retry after a lost answer gets its first number")
+                .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, keyedNumbers.size()).boxed().toList());
+
+        List<Long> plainNumbers = numbers(lines, "plain");
+        assertThat(plainNumbers).as("numbers without keys: none twice").doesNotHaveDuplicates();
+        long plainIssued = plainNumbers.stream().mapToLong(Long::longValue).max().orElseThrow();
+        assertThat(plainIssued - plainNumbers.size()).as("numbers whose commit's answer the restart cut (one per"
+                + " thread at most) are the only gaps").isBetween(0L, (long) PROCESSES * 2);
+
+        List<Long> created = numbersOnDocuments(documents);
+        assertThat(created).as("committed documents carry exactly 1..N")
+                .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, created.size()).boxed().toList());
+        assertThat(created).as("every reported creation is committed").containsAll(numbers(lines, "create"));
+
+        List<String> lockLog = Files.readAllLines(logs.resolve("lock.log"));
+        for (int i = 0; i < lockLog.size(); i += 2) {
+            String holder = lockLog.get(i).substring("START ".length());
+            assertThat(lockLog.get(i + 1)).as("line %d: nobody else inside the lock of %s", i + 1, holder).isEqualTo("END " + holder);
+        }
+
+        List<String[]> tree = Files.readAllLines(logs.resolve("tree.log")).stream().map(l -> l.split(" ")).toList();
+        for (int i = 0; i < tree.size(); i++) {
+            for (int j = i + 1; j < tree.size(); j++) {
+                String[] a = tree.get(i);
+                String[] b = tree.get(j);
+                TreePath pa = TreePath.parse(a[3]);
+                TreePath pb = TreePath.parse(b[3]);
+                boolean related = pa.equals(pb) || pa.isAncestorOf(pb) || pb.isAncestorOf(pa);
+                boolean overlap = a[2].equals(b[2]) ? false
+                        : Long.parseLong(a[0]) < Long.parseLong(b[1]) && Long.parseLong(b[0]) < Long.parseLong(a[1]);
+                assertThat(related && overlap).as("%s (pid %s) and %s (pid %s) held at once", pa, a[2], pb, b[2]).isFalse();
+            }
+        }
+    }
+
+    /** Waits until every child has {@code count} more successes of every workload after {@code since} (epoch ms). */
+    private static void awaitProgress(List<ChildJvm> children, long since, int count) {
+        for (ChildJvm c : children) {
+            for (String workload : WORKLOADS) {
+                try {
+                    c.awaitLine(l -> l.startsWith("OK " + workload + " ") && c.countLines(x -> x.startsWith("OK " + workload + " ")
+                            && Long.parseLong(x.split(" ")[2]) >= since) >= count, STARTUP);
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    List<String> lines = c.lines();
+                    throw new AssertionError(workload + " made no progress; the child's last lines: "
+                            + lines.subList(Math.max(0, lines.size() - 20), lines.size()), e);
+                }
+            }
+        }
+    }
+
+    private static List<Long> numbers(List<String> lines, String workload) {
+        return lines.stream().filter(l -> l.startsWith("OK " + workload + " ")).map(l -> Long.parseLong(l.split(" ")[3])).toList();
+    }
+
+    private List<Long> numbersOnDocuments(String cls) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        List<Long> numbers = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+             PreparedStatement s = c.prepareStatement("SELECT prop_values FROM ts_object WHERE class_name = ?")) {
+            s.setString(1, cls);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    numbers.add(json.readTree(rs.getString(1)).get("InvoiceNumber").asLong());
+                }
+            }
+        }
+        return numbers;
+    }
+}

@@ -1,0 +1,176 @@
+package dev.turnstile.engine.faults;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.ChildJvm;
+import dev.turnstile.engine.TestDatabases;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Locale;
+import java.util.Properties;
+import java.util.Set;
+import java.util.UUID;
+import java.util.stream.LongStream;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The embedded default shared by processes: the one that serves the H2 file (AUTO_SERVER) is
+ * killed with SIGKILL, twice, while three processes take numbers and create numbered documents.
+ * The others go on by themselves — one of them serves the file next — with no call failing, and
+ * no number issued twice; the committed documents carry exactly 1..N.
+ */
+class H2ServingProcessKilledTest {
+    private static final Duration STARTUP = Duration.ofSeconds(60);
+    private static final Duration RESUME = Duration.ofSeconds(10);
+    private static final List<String> WORKLOADS = List.of("keyed", "plain", "create");
+
+    @TempDir
+    Path logs;
+
+    @Test
+    void servingProcessKilledTwice_othersResumeWithinTenSeconds_noNumberTwice_documentsExactlyOneToN() throws Exception {
+        String name = "killed-" + UUID.randomUUID();
+        EngineConfig config = TestDatabases.h2(name);
+        Path file = Path.of("target", "h2", name).toAbsolutePath();
+        String documents = "KilledInvoice";
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            var admin = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE));
+            for (String d : List.of("keyed", "plain", "creating")) {
+                admin.dispensers().create(d, DispenserConfig.builder().register(true).build());
+            }
+            admin.objectStore().defineClass(documents, c -> c.superclass("Document").int64("InvoiceNumber"));
+        } // closed: the first worker serves the file
+        List<ChildJvm> all = new ArrayList<>();
+        List<ChildJvm> running = new ArrayList<>();
+        try {
+            for (int i = 0; i < 3; i++) {
+                running.add(start(config, documents));
+                running.get(i).awaitLine("READY"::equals, STARTUP); // one by one: the first serves
+            }
+            all.addAll(running);
+            awaitProgress(running, 0);
+            for (int kill = 0; kill < 2; kill++) {
+                ChildJvm serving = serving(file, running);
+                serving.kill();
+                long killedAt = System.currentTimeMillis();
+                running.remove(serving);
+                awaitProgress(running, killedAt);
+                for (ChildJvm c : running) {
+                    for (String workload : WORKLOADS) {
+                        long resumed = firstOkSince(c, workload, killedAt) - killedAt;
+                        System.out.printf(Locale.ROOT, "kill %d: %s resumed %d ms after the serving process died%n", kill + 1,
+                                workload, resumed);
+                        assertThat(resumed).as("%s working again after the kill (ms)", workload).isLessThanOrEqualTo(RESUME.toMillis());
+                    }
+                }
+                ChildJvm replacement = start(config, documents);
+                replacement.awaitLine("READY"::equals, STARTUP);
+                running.add(replacement);
+                all.add(replacement);
+            }
+            awaitProgress(running, System.currentTimeMillis());
+        } finally {
+            running.forEach(c -> c.send("STOP"));
+        }
+        for (ChildJvm c : running) {
+            c.awaitLine("DONE"::equals, STARTUP);
+        }
+        all.forEach(ChildJvm::close);
+
+        List<String> survivors = running.stream().flatMap(c -> c.lines().stream()).toList();
+        assertThat(survivors.stream().filter(l -> l.startsWith("FAIL "))).as("failures in processes not killed").isEmpty();
+        List<String> lines = all.stream().flatMap(c -> c.lines().stream()).toList();
+        assertThat(numbers(lines, "keyed")).as("keyed numbers: none twice").doesNotHaveDuplicates();
+        assertThat(numbers(lines, "plain")).as("numbers: none twice").doesNotHaveDuplicates();
+        List<Long> created = numbersOnDocuments(file, documents);
+        assertThat(created).as("committed documents carry exactly 1..N")
+                .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, created.size()).boxed().toList());
+        assertThat(created).as("every reported creation is committed").containsAll(numbers(lines, "create"));
+    }
+
+    private ChildJvm start(EngineConfig config, String documents) throws Exception {
+        return ChildJvm.start(OutageWorker.class, config.jdbcUrl(), config.username(), config.password(), "keyed", "plain",
+                documents, "creating", "-", "-", "-", logs.toString(), String.join(",", WORKLOADS));
+    }
+
+    /** The child that serves the file: the one with the socket listening on the lock file's port. */
+    private static ChildJvm serving(Path file, List<ChildJvm> children) throws Exception {
+        Properties lock = new Properties();
+        try (var in = Files.newInputStream(Path.of(file + ".lock.db"))) {
+            lock.load(in);
+        }
+        String server = lock.getProperty("server");
+        int port = Integer.parseInt(server.substring(server.lastIndexOf(':') + 1));
+        String inode = null;
+        for (String line : Files.readAllLines(Path.of("/proc/net/tcp"))) {
+            String[] f = line.trim().split("\\s+");
+            if (f[1].endsWith(String.format(Locale.ROOT, ":%04X", port)) && f[3].equals("0A")) {
+                inode = f[9];
+            }
+        }
+        assertThat(inode).as("a socket listens on the lock file's port %d", port).isNotNull();
+        String socket = "socket:[" + inode + "]";
+        for (ChildJvm c : children) {
+            try (Stream<Path> fds = Files.list(Path.of("/proc", "" + c.pid(), "fd"))) {
+                if (fds.anyMatch(fd -> {
+                    try {
+                        return Files.readSymbolicLink(fd).toString().equals(socket);
+                    } catch (Exception gone) {
+                        return false;
+                    }
+                })) {
+                    return c;
+                }
+            }
+        }
+        throw new AssertionError("no worker serves port " + port);
+    }
+
+    /** Waits until every child has 5 more successes of every workload since {@code since} (epoch ms). */
+    private static void awaitProgress(List<ChildJvm> children, long since) {
+        for (ChildJvm c : children) {
+            for (String workload : WORKLOADS) {
+                c.awaitLine(l -> l.startsWith("OK " + workload + " ") && c.countLines(x -> x.startsWith("OK " + workload + " ")
+                        && Long.parseLong(x.split(" ")[2]) >= since) >= 5, STARTUP);
+            }
+        }
+    }
+
+    private static long firstOkSince(ChildJvm c, String workload, long since) {
+        return c.lines().stream().filter(l -> l.startsWith("OK " + workload + " ")).mapToLong(l -> Long.parseLong(l.split(" ")[2]))
+                .filter(t -> t >= since).min().orElseThrow();
+    }
+
+    private static List<Long> numbers(List<String> lines, String workload) {
+        return lines.stream().filter(l -> l.startsWith("OK " + workload + " ")).map(l -> Long.parseLong(l.split(" ")[3])).toList();
+    }
+
+    private static List<Long> numbersOnDocuments(Path file, String cls) throws Exception {
+        ObjectMapper json = new ObjectMapper();
+        List<Long> numbers = new ArrayList<>();
+        try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE", "sa", "");
+             PreparedStatement s = c.prepareStatement("SELECT prop_values FROM ts_object WHERE class_name = ?")) {
+            s.setString(1, cls);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    numbers.add(json.readTree(rs.getString(1)).get("InvoiceNumber").asLong());
+                }
+            }
+        }
+        return numbers;
+    }
+}

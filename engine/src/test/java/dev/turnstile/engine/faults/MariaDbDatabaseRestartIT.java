@@ -1,0 +1,16 @@
+package dev.turnstile.engine.faults;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TestDatabases;
+
+class MariaDbDatabaseRestartIT extends AbstractDatabaseRestartTest {
+    @Override
+    protected EngineConfig config() {
+        return TestDatabases.mariadb();
+    }
+
+    @Override
+    protected void restartDatabase() throws Exception {
+        DatabaseServers.restartMariaDb(config());
+    }
+}

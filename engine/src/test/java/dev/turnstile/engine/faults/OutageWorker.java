@@ -1,0 +1,167 @@
+package dev.turnstile.engine.faults;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.Document;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.Locking;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.TreeLockHandle;
+import dev.turnstile.api.TreePath;
+
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Random;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * A child process that works until its parent says STOP, while the parent restarts the database
+ * under it (or kills the process serving it). Arguments: URL USER PASSWORD KEYED PLAIN CREATE_CLASS
+ * CREATE_DISPENSER LOCK_CLASS LOCK_ID SITE LOG_DIR WORKLOADS (comma-separated, of those below). It
+ * runs, each in its own thread(s):
+ * <ul>
+ * <li>{@code keyed}: two threads taking numbers of KEYED with a request key each;</li>
+ * <li>{@code plain}: two threads taking numbers of PLAIN without keys;</li>
+ * <li>{@code create}: Documents of CREATE_CLASS numbered on create by CREATE_DISPENSER;</li>
+ * <li>{@code lock}: the cooperative lock of LOCK_ID, appending "START pid", "END pid" to
+ *     LOG_DIR/lock.log while it holds it;</li>
+ * <li>{@code tree}: exclusive tree locks on SITE or one of its two workshops, appending
+ *     "startNanos endNanos pid path" to LOG_DIR/tree.log while it holds them.</li>
+ * </ul>
+ * Every success is printed as {@code OK workload epochMillis detail} (the number, for dispensers),
+ * every failure that reached the caller as {@code FAIL workload code message}, and the step is
+ * tried again (a keyed number with its same key). The dispensers use their built-in policy; the
+ * other loops a policy that, like it, waits out an outage.
+ */
+public final class OutageWorker {
+    private static final AtomicBoolean stop = new AtomicBoolean();
+
+    public static void main(String[] args) throws Exception {
+        EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2]).maxPoolSize(8)
+                .connectionTimeout(Duration.ofSeconds(2))
+                .retryPolicy("outage", RetryPolicyConfig.builder().maxAttempts(1_000_000).waitDuration(Duration.ofMillis(5))
+                        .enableRandomizedWait(true).randomizedWaitFactor(0.8).maxTotalWait(Duration.ofSeconds(60))
+                        .retryCodes(EnumSet.of(ExceptionCode.E_OBJECT_LOCKED, ExceptionCode.E_OBJECT_MODIFIED,
+                                ExceptionCode.E_DATABASE_UNAVAILABLE)).build())
+                .build();
+        String pid = Long.toString(ProcessHandle.current().pid());
+        Path logs = Path.of(args[10]);
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            RetryPolicy outage = engine.retryPolicies().get("outage");
+            List<Thread> threads = new ArrayList<>();
+            Set<String> workloads = Set.of(args[11].split(","));
+            ObjectStore os = engine.session("pid" + pid).objectStore();
+            Dispenser keyed = engine.session("pid" + pid).dispensers().get(args[3]);
+            Dispenser plain = engine.session("pid" + pid).dispensers().get(args[4]);
+            for (int t = 0; t < 2; t++) {
+                String prefix = pid + "-" + t + "-";
+                if (workloads.contains("keyed")) {
+                    threads.add(loop("keyed", i -> "" + keyed.next(1, prefix + i).first()));
+                }
+                if (workloads.contains("plain")) {
+                    threads.add(loop("plain", i -> "" + plain.next()));
+                }
+            }
+            if (workloads.contains("create")) {
+                engine.dispensers().get(args[6]).numberOnCreate(args[5], "InvoiceNumber");
+                threads.add(loop("create", i -> outage.call(() -> {
+                    Document doc = os.createDocument(args[5]);
+                    doc.save(RefreshMode.REFRESH);
+                    return "" + doc.getProperties().getInt64Value("InvoiceNumber");
+                })));
+            }
+            if (workloads.contains("lock")) {
+                CustomObject o = os.getCustomObject(args[7], UUID.fromString(args[8]));
+                threads.add(loop("lock", i -> outage.call(() -> Locking.withLock(o, 60, "outage " + pid, outage, locked -> {
+                    append(logs.resolve("lock.log"), "START " + pid);
+                    append(logs.resolve("lock.log"), "END " + pid);
+                    return "" + i;
+                }))));
+            }
+            if (workloads.contains("tree")) {
+                TreePath site = TreePath.root("site", args[9]);
+                Random random = new Random();
+                threads.add(loop("tree", i -> {
+                    TreePath node = random.nextInt(3) == 0 ? site : site.child("workshop", random.nextBoolean() ? "A" : "B");
+                    try (TreeLockHandle ignored = engine.treeLocks().lock(Set.of(node), "pid " + pid, Duration.ofSeconds(60))) {
+                        long start = System.nanoTime();
+                        long end = System.nanoTime();
+                        append(logs.resolve("tree.log"), start + " " + end + " " + pid + " " + node);
+                    }
+                    return "" + i;
+                }));
+            }
+            System.out.println("READY");
+            System.out.flush();
+            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            stop.set(true);
+            for (Thread t : threads) {
+                t.join();
+            }
+            System.out.println("DONE");
+        }
+    }
+
+    interface Step {
+        String run(long i);
+    }
+
+    /** A thread running {@code step} until STOP; a failure is printed and the same step is tried again. */
+    private static Thread loop(String workload, Step step) {
+        Thread t = new Thread(() -> {
+            for (long i = 0; !stop.get(); ) {
+                try {
+                    String detail = step.run(i);
+                    print("OK " + workload + " " + System.currentTimeMillis() + " " + detail);
+                    i++;
+                } catch (EngineRuntimeException e) {
+                    print("FAIL " + workload + " " + e.getExceptionCode() + " " + e.getMessage().replace('\n', ' '));
+                    pause();
+                } catch (RuntimeException e) {
+                    print("FAIL " + workload + " " + e.getClass().getName() + " " + String.valueOf(e.getMessage()).replace('\n', ' '));
+                    pause();
+                }
+            }
+        }, workload);
+        t.start();
+        return t;
+    }
+
+    private static synchronized void print(String line) {
+        System.out.println(line);
+        System.out.flush();
+    }
+
+    private static void pause() {
+        try {
+            Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    private static void append(Path log, String line) {
+        try {
+            // One small O_APPEND write per line: atomic on Linux, so lines from processes never interleave.
+            Files.writeString(log, line + "\n", StandardOpenOption.CREATE, StandardOpenOption.APPEND, StandardOpenOption.WRITE);
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+}
