@@ -30,7 +30,7 @@ final class BenchDatabase {
             case "postgres" -> "jdbc:postgresql://127.0.0.1:5432/test";
             case "mariadb" -> "jdbc:mariadb://127.0.0.1:3306/test";
             case "h2" -> "jdbc:h2:file:" + Path.of("turnstile-data", "bench").toAbsolutePath()
-                    + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000";
+                    + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000";
             default -> throw new IllegalArgumentException("--db must be h2, postgres or mariadb, not " + db);
         };
     }

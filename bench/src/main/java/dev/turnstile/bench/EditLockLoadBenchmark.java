@@ -66,7 +66,7 @@ final class EditLockLoadBenchmark implements Callable<Integer> {
         }
         Files.writeString(dir.resolve("users.yaml"), users);
         Files.writeString(dir.resolve("turnstile.yaml"), "database:\n  url: jdbc:h2:file:" + dir.resolve("data/turnstile")
-                + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000\n");
+                + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000\n");
         Process server = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
                 samplesJar.toAbsolutePath().toString(), "serve", "--port", "0", "--config", dir.resolve("turnstile.yaml").toString(),
                 "--users", dir.resolve("users.yaml").toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();

@@ -119,10 +119,16 @@ public final class ChildJvm implements AutoCloseable {
         }
     }
 
+    /** Ends the child if it still runs, and keeps what it printed beside its stderr, for diagnosis. */
     @Override
     public void close() {
         if (process.isAlive()) {
             kill();
+        }
+        try {
+            Files.write(Path.of(errorLog + ".out"), lines);
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
         }
     }
 }

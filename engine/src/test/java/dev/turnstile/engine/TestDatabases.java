@@ -23,7 +23,7 @@ public final class TestDatabases {
     public static EngineConfig h2(String name) {
         Path file = Path.of("target", "h2", name).toAbsolutePath();
         return EngineConfig.builder()
-                .jdbcUrl("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000")
+                .jdbcUrl("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000")
                 .build();
     }
 

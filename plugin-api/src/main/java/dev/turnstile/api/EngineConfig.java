@@ -14,12 +14,12 @@ import java.util.Objects;
  *
  * <p>Defaults: {@link #DEFAULT_JDBC_URL} (an H2 file under {@code ./turnstile-data/} that several
  * processes can share: the first to open it serves it to the others, and when that one exits
- * another takes over — AUTO_SERVER with AUTO_RECONNECT), user {@code sa} with an empty password, {@link #DEFAULT_MAX_POOL_SIZE}
+ * another takes over — AUTO_SERVER), user {@code sa} with an empty password, {@link #DEFAULT_MAX_POOL_SIZE}
  * connections, {@link #DEFAULT_CONNECTION_TIMEOUT}, and the database's clock.
  */
 public final class EngineConfig {
     public static final String DEFAULT_JDBC_URL =
-            "jdbc:h2:file:./turnstile-data/turnstile;AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000";
+            "jdbc:h2:file:./turnstile-data/turnstile;AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000";
     public static final int DEFAULT_MAX_POOL_SIZE = 10;
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
     public static final String DEFAULT_LOCK_BREAKER_ROLE = "lock-breaker";

@@ -17,7 +17,7 @@ class LocksCommandTest {
     @Test
     void twoProcessesIncrementingUnderTheLock_endOnTheExactCount() throws IOException {
         Path config = Files.writeString(dir.resolve("turnstile.yaml"),
-                "database:\n  url: jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE;AUTO_RECONNECT=TRUE;LOCK_TIMEOUT=10000\n");
+                "database:\n  url: jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000\n");
         int exit = new CommandLine(new Main()).execute("locks", "--config", config.toString(),
                 "--processes", "2", "--workers", "3", "--increments", "10");
         assertThat(exit).as("exit code 0 means the final counter equals 2 × 3 × 10").isZero();

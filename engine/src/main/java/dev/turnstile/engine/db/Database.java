@@ -88,7 +88,7 @@ public final class Database implements AutoCloseable {
         serveH2OnLoopback(config.jdbcUrl());
         HikariConfig hikari = new HikariConfig();
         hikari.setPoolName("turnstile");
-        hikari.setJdbcUrl(withoutResultReuse(config.jdbcUrl()));
+        hikari.setJdbcUrl(h2Settings(config.jdbcUrl()));
         hikari.setUsername(config.username());
         hikari.setPassword(config.password());
         hikari.setMaximumPoolSize(config.maxPoolSize());
@@ -103,6 +103,7 @@ public final class Database implements AutoCloseable {
         // a connection that fails with a broken-connection SQLState is evicted at once; the built-in
         // dispenser policy retries the one call that met it.
         hikari.setKeepaliveTime(Duration.ofSeconds(30).toMillis());
+        hikari.setExceptionOverrideClassName(BrokenH2Connections.class.getName());
         long deadline = System.nanoTime() + 3 * config.connectionTimeout().toNanos();
         while (true) {
             try {
@@ -136,17 +137,40 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * H2's reuse of a query's last result has lost updates and stale reads in its tracker
-     * (h2database #3894, #4208; the advised workaround is this setting). Here it was the cause of
-     * the one duplicate: two take-a-number processes on one H2 file, first writer wins feeling
-     * unlucky, issued 1 to 10 numbers twice in about one run in six; with reuse off, none in the
-     * runs that followed. Every H2 URL the engine opens has it off.
+     * Settings every H2 URL the engine opens gets, unless the URL gives them itself:
+     * <ul>
+     * <li>{@code OPTIMIZE_REUSE_RESULTS=FALSE}: H2's reuse of a query's last result has lost updates
+     *     and stale reads in its tracker (h2database #3894, #4208; the advised workaround is this
+     *     setting). It was the cause of a duplicate: two take-a-number processes on one H2 file,
+     *     first writer wins feeling unlucky, issued 1 to 10 numbers twice in about one run in six.</li>
+     * <li>{@code WRITE_DELAY=0}: by default H2 writes a commit to the file up to half a second after
+     *     answering it. When the process serving a shared file was killed, the commits of its last
+     *     moments were gone when the next process opened the file — numbers its callers had
+     *     received were issued again (H2ServingProcessKilledTest: hundreds of duplicates). With no
+     *     delay a commit is in the file (the operating system's cache) before it is answered, so it
+     *     survives the process; a machine crash can still lose it — H2 does not sync each commit.</li>
+     * </ul>
+     * And never {@code AUTO_RECONNECT}, even when the URL asks for it: a connection whose server
+     * died reconnected in the middle of a transaction and went on in a new session without it, so
+     * a transaction's later statements committed without its earlier ones — register rows without
+     * the counter update that issued them, after which every take failed on the register's key.
+     * A broken connection is evicted by the pool instead, and its transaction fails as a whole.
      */
-    static String withoutResultReuse(String url) {
-        if (!url.startsWith("jdbc:h2:") || url.toUpperCase(java.util.Locale.ROOT).contains(";OPTIMIZE_REUSE_RESULTS=")) {
+    static String h2Settings(String url) {
+        if (!url.startsWith("jdbc:h2:")) {
             return url;
         }
-        return url + ";OPTIMIZE_REUSE_RESULTS=FALSE";
+        String kept = java.util.Arrays.stream(url.split(";"))
+                .filter(part -> !part.toUpperCase(java.util.Locale.ROOT).startsWith("AUTO_RECONNECT="))
+                .collect(java.util.stream.Collectors.joining(";"));
+        String upper = kept.toUpperCase(java.util.Locale.ROOT);
+        StringBuilder out = new StringBuilder(kept);
+        for (String setting : List.of("OPTIMIZE_REUSE_RESULTS=FALSE", "WRITE_DELAY=0")) {
+            if (!upper.contains(";" + setting.substring(0, setting.indexOf('=') + 1))) {
+                out.append(';').append(setting);
+            }
+        }
+        return out.toString();
     }
 
     private static void pause(long millis) {
