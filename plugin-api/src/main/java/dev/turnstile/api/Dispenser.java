@@ -11,6 +11,12 @@ public interface Dispenser {
     /** The class of dispenser objects. */
     String CLASS_NAME = "Dispenser";
 
+    /** How many missing ranges {@link #report()} lists. */
+    int REPORT_RANGES = 1_000;
+
+    /** The most entries or ranges one page of {@link #register(long, int)} or {@link #report(long, int)} holds. */
+    int MAX_PAGE = 10_000;
+
     String name();
 
     DispenserConfig config();
@@ -63,12 +69,24 @@ public interface Dispenser {
      */
     void numberOnCreate(String className, String propertyName);
 
-    /** The register of the current period, in number order (empty when the register is off). */
+    /**
+     * The register of the current period, in number order (empty when the register is off); a
+     * skipped range is one entry. Every entry at once: page a long series with {@link #register(long, int)}.
+     */
     List<IssuedNumber> register();
+
+    /** Up to {@code max} (1 to 10,000) entries of the current period's register, from the one holding {@code fromNumber} on. */
+    List<IssuedNumber> register(long fromNumber, int max);
 
     /** Admin: marks an issued number void, with a reason; it stays in the register. */
     void voidNumber(long number, String reason);
 
-    /** Every number of the current period from start to {@link #current()}, accounted for. */
+    /**
+     * Every number of the current period from start to {@link #current()}, accounted for: counts
+     * computed by the database, and the first {@value #REPORT_RANGES} missing ranges.
+     */
     RegisterReport report();
+
+    /** As {@link #report()}, listing up to {@code maxRanges} (1 to 10,000) missing ranges that end at or after {@code fromNumber}. */
+    RegisterReport report(long fromNumber, int maxRanges);
 }

@@ -32,6 +32,10 @@ public final class EngineConfig {
     public static final Duration MAX_CONNECTION_TIMEOUT = Duration.ofMinutes(10);
     public static final Duration MIN_TREE_LOCK_LEASE = Duration.ofSeconds(1);
     public static final Duration MAX_TREE_LOCK_LEASE = Duration.ofDays(1);
+    /** How long edit-lock audit rows are kept, by default, and the range of the setting. */
+    public static final Duration DEFAULT_EDIT_AUDIT_RETENTION = Duration.ofDays(366);
+    public static final Duration MIN_EDIT_AUDIT_RETENTION = Duration.ofDays(1);
+    public static final Duration MAX_EDIT_AUDIT_RETENTION = Duration.ofDays(36_600);
 
     private final String jdbcUrl;
     private final DataSource dataSource;
@@ -49,6 +53,7 @@ public final class EngineConfig {
     private final String treeLockRetryPolicy;
     private final boolean changesEnabled;
     private final Map<String, EditLockConfig> editLockTypes;
+    private final Duration editAuditRetention;
     private final String source;
 
     private EngineConfig(Builder b) {
@@ -68,6 +73,7 @@ public final class EngineConfig {
         this.treeLockRetryPolicy = b.treeLockRetryPolicy;
         this.changesEnabled = b.changesEnabled;
         this.editLockTypes = Collections.unmodifiableMap(new LinkedHashMap<>(b.editLockTypes));
+        this.editAuditRetention = b.editAuditRetention;
         this.source = b.source;
     }
 
@@ -88,7 +94,8 @@ public final class EngineConfig {
                 .clock(base.clock).lockBreakerRole(base.lockBreakerRole).retryPolicies(base.retryPolicies)
                 .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers)
                 .treeLockLease(base.treeLockLease).treeLockRetryPolicy(base.treeLockRetryPolicy)
-                .changesEnabled(base.changesEnabled).editLockTypes(base.editLockTypes).source(base.source);
+                .changesEnabled(base.changesEnabled).editLockTypes(base.editLockTypes)
+                .editAuditRetention(base.editAuditRetention).source(base.source);
     }
 
     /** The URL of the engine's own pool; with a {@link #dataSource()}, only a name for messages. */
@@ -175,6 +182,11 @@ public final class EngineConfig {
         return editLockTypes;
     }
 
+    /** How long an edit-lock audit row is kept before the engine deletes it; default {@link #DEFAULT_EDIT_AUDIT_RETENTION}. */
+    public Duration editAuditRetention() {
+        return editAuditRetention;
+    }
+
     /** Where the configuration came from (a file path, or "builder"), for error messages. */
     public String source() {
         return source;
@@ -188,7 +200,7 @@ public final class EngineConfig {
                 + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole
                 + ", retryPolicies=" + retryPolicies + ", dispenserAdminRole=" + dispenserAdminRole
                 + ", dispensers=" + dispensers + ", treeLockLease=" + treeLockLease
-                + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", changesEnabled=" + changesEnabled + ", editLockTypes=" + editLockTypes + ", source=" + source + "}";
+                + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", changesEnabled=" + changesEnabled + ", editLockTypes=" + editLockTypes + ", editAuditRetention=" + editAuditRetention + ", source=" + source + "}";
     }
 
     public static final class Builder {
@@ -208,6 +220,7 @@ public final class EngineConfig {
         private String treeLockRetryPolicy = DEFAULT_TREE_LOCK_RETRY_POLICY;
         private boolean changesEnabled;
         private final Map<String, EditLockConfig> editLockTypes = new LinkedHashMap<>();
+        private Duration editAuditRetention = DEFAULT_EDIT_AUDIT_RETENTION;
         private String source = "builder";
 
         private Builder() {
@@ -239,6 +252,15 @@ public final class EngineConfig {
                         Ranges.from(MIN_TREE_LOCK_LEASE, MAX_TREE_LOCK_LEASE));
             }
             this.treeLockLease = lease;
+            return this;
+        }
+
+        public Builder editAuditRetention(Duration retention) {
+            if (!Ranges.within(retention, MIN_EDIT_AUDIT_RETENTION, MAX_EDIT_AUDIT_RETENTION)) {
+                throw EngineRuntimeException.configInvalid(source, "editLocks.auditRetention", retention,
+                        Ranges.from(MIN_EDIT_AUDIT_RETENTION, MAX_EDIT_AUDIT_RETENTION));
+            }
+            this.editAuditRetention = retention;
             return this;
         }
 

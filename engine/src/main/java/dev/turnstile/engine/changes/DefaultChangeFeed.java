@@ -193,34 +193,62 @@ public final class DefaultChangeFeed implements ChangeFeed {
     public List<ClientLag> lag() {
         List<ClientRecord> all = database.inTransaction(() -> "reading change feed clients", session ->
                 session.createSelectionQuery("from ClientRecord c order by c.name", ClientRecord.class).getResultList());
-        return all.stream().map(this::lag).toList();
+        List<ClientLag> out = new ArrayList<>(all.size());
+        for (int from = 0; from < all.size(); from += LAG_CLIENTS_PER_QUERY) {
+            out.addAll(lag(all.subList(from, Math.min(all.size(), from + LAG_CLIENTS_PER_QUERY))));
+        }
+        return out;
     }
 
     private ClientLag lag(ClientRecord r) {
-        ChangeFilter f = ChangeCodec.decodeFilter(r.filter);
-        StringBuilder hql = new StringBuilder("select count(c), min(c.changedAt) from ChangeRecord c"
-                + " where (c.position > :pos or c.position is null)");
-        if (!f.classes().isEmpty()) {
-            hql.append(" and c.className in :classes");
-        }
-        if (!f.kinds().isEmpty()) {
-            hql.append(" and c.kind in :kinds");
-        }
-        Instant now = database.now();
-        Object[] row = database.inTransaction(() -> "measuring the lag of " + r.name, session -> {
-            var q = session.createSelectionQuery(hql.toString(), Object[].class).setParameter("pos", r.position);
+        return lag(List.of(r)).get(0);
+    }
+
+    /** Clients whose lag one query measures: one branch of a UNION ALL each, so one round trip for all of them. */
+    static final int LAG_CLIENTS_PER_QUERY = 50;
+
+    /**
+     * The lag of each client: its pending changes (after its position, or not yet sequenced, and
+     * matching its filter) and the oldest one's time — one count per client, all in one query.
+     */
+    private List<ClientLag> lag(List<ClientRecord> clients) {
+        StringBuilder hql = new StringBuilder();
+        List<ChangeFilter> filters = new ArrayList<>();
+        for (int i = 0; i < clients.size(); i++) {
+            ChangeFilter f = ChangeCodec.decodeFilter(clients.get(i).filter);
+            filters.add(f);
+            hql.append(i == 0 ? "" : " union all ").append("select ").append(i).append(", count(c), min(c.changedAt)")
+                    .append(" from ChangeRecord c where (c.position > :pos").append(i).append(" or c.position is null)");
             if (!f.classes().isEmpty()) {
-                q.setParameterList("classes", List.copyOf(f.classes()));
+                hql.append(" and c.className in :classes").append(i);
             }
             if (!f.kinds().isEmpty()) {
-                q.setParameterList("kinds", f.kinds().stream().map(ChangeKind::name).toList());
+                hql.append(" and c.kind in :kinds").append(i);
             }
-            return q.getSingleResult();
+        }
+        Instant now = database.now();
+        List<Object[]> rows = database.inTransaction(() -> "measuring the lag of " + clients.size() + " client(s)", session -> {
+            var q = session.createSelectionQuery(hql.toString(), Object[].class);
+            for (int i = 0; i < clients.size(); i++) {
+                q.setParameter("pos" + i, clients.get(i).position);
+                if (!filters.get(i).classes().isEmpty()) {
+                    q.setParameterList("classes" + i, List.copyOf(filters.get(i).classes()));
+                }
+                if (!filters.get(i).kinds().isEmpty()) {
+                    q.setParameterList("kinds" + i, filters.get(i).kinds().stream().map(ChangeKind::name).toList());
+                }
+            }
+            return q.getResultList();
         });
-        long pending = (Long) row[0];
-        Instant oldest = (Instant) row[1];
-        return new ClientLag(r.name, r.position, pending, oldest == null ? null : Duration.between(oldest, now),
-                r.touchedAt, r.leaseUntil != null && !r.leaseUntil.isBefore(now) ? r.holder : null);
+        ClientLag[] out = new ClientLag[clients.size()];
+        for (Object[] row : rows) {
+            int i = ((Number) row[0]).intValue();
+            ClientRecord r = clients.get(i);
+            Instant oldest = (Instant) row[2];
+            out[i] = new ClientLag(r.name, r.position, ((Number) row[1]).longValue(), oldest == null ? null : Duration.between(oldest, now),
+                    r.touchedAt, r.leaseUntil != null && !r.leaseUntil.isBefore(now) ? r.holder : null);
+        }
+        return List.of(out);
     }
 
     @Override
@@ -229,18 +257,36 @@ public final class DefaultChangeFeed implements ChangeFeed {
             throw EngineRuntimeException.badArgument("prune retention and grace", retention + ", " + grace, "zero or more");
         }
         Instant now = database.now();
-        return database.inTransaction(() -> "pruning the change feed", session -> {
+        long[] window = database.inTransaction(() -> "finding what the change feed may prune", session -> {
             Long passed = session.createNativeQuery("SELECT MIN(feed_position) FROM ts_feed_client", Long.class).getSingleResult();
             if (passed == null) { // no clients: everything sequenced has been passed by all of them
                 passed = session.createNativeQuery("SELECT last_position FROM ts_change_sequencer WHERE id = 1", Long.class)
                         .getResultStream().findFirst().orElse(0L);
             }
-            return (long) session.createNativeMutationQuery("DELETE FROM ts_change WHERE feed_position <= :passed"
-                            + " AND changed_at < :retained AND sequenced_at < :graced")
-                    .setParameter("passed", passed).setParameter("retained", now.minus(retention))
-                    .setParameter("graced", now.minus(grace)).executeUpdate();
+            Long oldest = session.createNativeQuery("SELECT MIN(feed_position) FROM ts_change", Long.class).getSingleResult();
+            return new long[] {oldest == null ? passed + 1 : oldest, passed};
         });
+        // In windows of PRUNE_BATCH positions, a transaction each: no delete holds locks on a whole
+        // backlog, and the writers that append to the feed never wait long behind one.
+        long pruned = 0;
+        for (long from = window[0]; from <= window[1]; from += PRUNE_BATCH) {
+            long to = Math.min(window[1], from + PRUNE_BATCH - 1);
+            long first = from;
+            int deleted = database.inTransaction(() -> "pruning the change feed up to " + to, session -> session
+                    .createNativeMutationQuery("DELETE FROM ts_change WHERE feed_position BETWEEN :from AND :to"
+                            + " AND changed_at < :retained AND sequenced_at < :graced")
+                    .setParameter("from", first).setParameter("to", to).setParameter("retained", now.minus(retention))
+                    .setParameter("graced", now.minus(grace)).executeUpdate());
+            pruned += deleted;
+            if (deleted == 0) {
+                break; // positions follow time: past here every change is still retained
+            }
+        }
+        return pruned;
     }
+
+    /** Changes deleted per transaction by {@link #prune}. */
+    static final int PRUNE_BATCH = 1_000;
 
     /** The sequenced changes after {@code position}, up to {@code max}, in feed order. */
     List<Change> changesAfter(long position, int max) {

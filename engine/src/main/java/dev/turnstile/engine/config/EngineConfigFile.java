@@ -111,7 +111,10 @@ public final class EngineConfigFile {
         JsonNode editLocks = root.get("editLocks");
         if (editLocks != null) {
             requireObject(source, "editLocks", editLocks);
-            checkKeys(source, "editLocks.", editLocks, Set.of("types"));
+            checkKeys(source, "editLocks.", editLocks, Set.of("types", "auditRetention"));
+            if (editLocks.has("auditRetention")) {
+                builder.editAuditRetention(duration(source, "editLocks.auditRetention", editLocks.get("auditRetention")));
+            }
             JsonNode types = editLocks.path("types");
             if (!types.isMissingNode()) {
                 requireObject(source, "editLocks.types", types);

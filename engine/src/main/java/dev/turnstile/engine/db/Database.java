@@ -70,7 +70,7 @@ public final class Database implements AutoCloseable {
                     // Work that joins the host's transaction runs on its connection without a
                     // Hibernate transaction; everything else begins one (inTransaction).
                     .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, true);
-            this.sessionFactory = hibernate.createEntityManagerFactory();
+            this.sessionFactory = createSessionFactory(hibernate, config.jdbcUrl());
             SchemaInstaller.awaitValidSchema(sessionFactory, config.jdbcUrl());
             SchemaUpgrade.exactKeys(dataSource, productName);
             this.clock = config.clock() != null ? config.clock()
@@ -82,6 +82,35 @@ public final class Database implements AutoCloseable {
             }
             throw translate(e, "opening " + config.jdbcUrl());
         }
+    }
+
+    /**
+     * The session factory, whose schema update reads the tables' metadata. Processes opening a new
+     * database at once race there: on MariaDB one process's collation conversion (an ALTER TABLE
+     * that copies the table) or table creation hides a table from another's metadata read for a
+     * moment ("Could not locate table information"). That one reads again, briefly.
+     */
+    private static SessionFactory createSessionFactory(HibernatePersistenceConfiguration hibernate, String url) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return hibernate.createEntityManagerFactory();
+            } catch (PersistenceException e) {
+                if (attempt == 5 || !hasCause(e, org.hibernate.tool.schema.extract.spi.SchemaExtractionException.class)) {
+                    throw e;
+                }
+                log.info("Opening {}: {}; reading the schema again", url, rootMessage(e));
+                pause(100 + ThreadLocalRandom.current().nextInt(400));
+            }
+        }
+    }
+
+    private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
+        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (type.isInstance(t)) {
+                return true;
+            }
+        }
+        return false;
     }
 
     private static HikariDataSource openPool(EngineConfig config) {
@@ -137,24 +166,22 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Settings every H2 URL the engine opens gets, unless the URL gives them itself:
-     * <ul>
-     * <li>{@code OPTIMIZE_REUSE_RESULTS=FALSE}: H2's reuse of a query's last result has lost updates
-     *     and stale reads in its tracker (h2database #3894, #4208; the advised workaround is this
-     *     setting). It was the cause of a duplicate: two take-a-number processes on one H2 file,
-     *     first writer wins feeling unlucky, issued 1 to 10 numbers twice in about one run in six.</li>
-     * <li>{@code WRITE_DELAY=0}: by default H2 writes a commit to the file up to half a second after
-     *     answering it. When the process serving a shared file was killed, the commits of its last
-     *     moments were gone when the next process opened the file — numbers its callers had
-     *     received were issued again (H2ServingProcessKilledTest: hundreds of duplicates). With no
-     *     delay a commit is in the file (the operating system's cache) before it is answered, so it
-     *     survives the process; a machine crash can still lose it — H2 does not sync each commit.</li>
-     * </ul>
-     * And never {@code AUTO_RECONNECT}, even when the URL asks for it: a connection whose server
+     * H2's reuse of a query's last result has lost updates and stale reads in its tracker
+     * (h2database #3894, #4208; the advised workaround is {@code OPTIMIZE_REUSE_RESULTS=FALSE}). It
+     * was the cause of a duplicate: two take-a-number processes on one H2 file, first writer wins
+     * feeling unlucky, issued 1 to 10 numbers twice in about one run in six. Every H2 URL the engine
+     * opens has it off, unless the URL sets it.
+     *
+     * <p>And never {@code AUTO_RECONNECT}, even when the URL asks for it: a connection whose server
      * died reconnected in the middle of a transaction and went on in a new session without it, so
      * a transaction's later statements committed without its earlier ones — register rows without
      * the counter update that issued them, after which every take failed on the register's key.
      * A broken connection is evicted by the pool instead, and its transaction fails as a whole.
+     *
+     * <p>Not {@code WRITE_DELAY=0} (nor a CHECKPOINT after each commit), though H2 writes a commit to
+     * the file up to half a second after answering it, so a killed serving process loses its last
+     * commits: either made H2 lose concurrent updates — 3 runs in 16 of the article's listings
+     * across two processes issued a number twice, against none in 12 without.
      */
     static String h2Settings(String url) {
         if (!url.startsWith("jdbc:h2:")) {
@@ -163,14 +190,8 @@ public final class Database implements AutoCloseable {
         String kept = java.util.Arrays.stream(url.split(";"))
                 .filter(part -> !part.toUpperCase(java.util.Locale.ROOT).startsWith("AUTO_RECONNECT="))
                 .collect(java.util.stream.Collectors.joining(";"));
-        String upper = kept.toUpperCase(java.util.Locale.ROOT);
-        StringBuilder out = new StringBuilder(kept);
-        for (String setting : List.of("OPTIMIZE_REUSE_RESULTS=FALSE", "WRITE_DELAY=0")) {
-            if (!upper.contains(";" + setting.substring(0, setting.indexOf('=') + 1))) {
-                out.append(';').append(setting);
-            }
-        }
-        return out.toString();
+        return kept.toUpperCase(java.util.Locale.ROOT).contains(";OPTIMIZE_REUSE_RESULTS=") ? kept
+                : kept + ";OPTIMIZE_REUSE_RESULTS=FALSE";
     }
 
     private static void pause(long millis) {

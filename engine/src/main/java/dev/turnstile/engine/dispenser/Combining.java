@@ -40,7 +40,7 @@ final class Combining {
     private final ObjectStore os;
     private final UUID id;
     private final RetryPolicy policy;
-    /** Takes a block under the counter's row lock (waiting there for other processes). */
+    /** Takes a block under the counter's row lock (waiting there for other processes); null on H2. */
     private final IntFunction<NumberBlock> queuedTake;
     /** Blocks taken under the row lock after a lost first-writer race, before trying the race again. */
     static final int QUEUED_AFTER_CONFLICT = 64;
@@ -165,7 +165,7 @@ final class Combining {
                 try {
                     return Strategy.saveIncrement(remembered, block);
                 } catch (EngineRuntimeException e) {
-                    if (e.getExceptionCode() == ExceptionCode.E_OBJECT_MODIFIED) {
+                    if (queuedTake != null && e.getExceptionCode() == ExceptionCode.E_OBJECT_MODIFIED) {
                         queuedLeft = QUEUED_AFTER_CONFLICT; // another process takes numbers too: queue with it
                     }
                     throw e;

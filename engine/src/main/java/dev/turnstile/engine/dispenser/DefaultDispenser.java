@@ -13,15 +13,16 @@ import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.PropertyType;
 import dev.turnstile.api.RegisterReport;
 import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.engine.db.Sweep;
 import dev.turnstile.engine.objects.ObjectTransaction;
 
 import java.time.Instant;
 import java.time.LocalDate;
 import java.time.ZoneOffset;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
-import java.util.concurrent.ThreadLocalRandom;
 
 /** A dispenser as one user of one engine sees it, with this process's strategy. */
 final class DefaultDispenser implements Dispenser {
@@ -35,8 +36,9 @@ final class DefaultDispenser implements Dispenser {
     private final UUID id;
     private final Strategy strategy;
     private final RetryPolicy policy;
-    /** One keyed call in this many also deletes the dispenser's expired request keys. */
-    private static final int PRUNE_EVERY = 64;
+    /** One keyed call in 64 also deletes up to 500 of the dispenser's expired request keys. */
+    private static final Sweep EXPIRED_KEYS = new Sweep("ts_dispenser_request", "request_key",
+            "dispenser = :d AND expires_at < :now", 64, 500);
     /**
      * Inside the host's transaction every strategy is the row lock: the counter row stays locked
      * until the host commits (the number is its, gap-free) or rolls back (the number was never taken).
@@ -58,7 +60,7 @@ final class DefaultDispenser implements Dispenser {
             case COOPERATIVE_LOCK -> new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name,
                     services.localGate(name));
             case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky(),
-                    new Pessimistic(services.objects, user, id, policy));
+                    services.queuesOnTheRowLock() ? new Pessimistic(services.objects, user, id, policy) : null);
             case PESSIMISTIC -> new Pessimistic(services.objects, user, id, policy);
             case COMBINING -> {
                 Combining shared = services.combiner(name, policy);
@@ -143,11 +145,8 @@ final class DefaultDispenser implements Dispenser {
             } else {
                 tx.session().insert(r);
             }
-            if (ThreadLocalRandom.current().nextInt(PRUNE_EVERY) == 0) {
-                // Keys past their retention, now and then: the table holds about a retention's worth of keys.
-                tx.session().createNativeMutationQuery("DELETE FROM ts_dispenser_request WHERE dispenser = :d AND expires_at < :now")
-                        .setParameter("d", name).setParameter("now", now).executeUpdate();
-            }
+            // Keys past their retention, now and then: the table holds about a retention's worth of keys.
+            EXPIRED_KEYS.nowAndThen(tx.session(), Map.of("d", name, "now", now));
             return taken;
         }));
     }
@@ -184,8 +183,9 @@ final class DefaultDispenser implements Dispenser {
     @Override
     public void setStart(long next) {
         requireAdmin(admin, user, "set the start of", name, services.adminRole);
-        if (next < 0) {
-            throw EngineRuntimeException.badArgument("next number of dispenser " + name, next, "must be zero or more");
+        if (next < 0 || next > DispenserConfig.MAX_START) {
+            throw EngineRuntimeException.badArgument("next number of dispenser " + name, next, String.format(Locale.ROOT,
+                    "must be zero or more, from 0 to %,d", DispenserConfig.MAX_START));
         }
         restart(next, "setStart " + next);
     }
@@ -241,9 +241,22 @@ final class DefaultDispenser implements Dispenser {
 
     @Override
     public List<IssuedNumber> register() {
+        return register(0, Integer.MAX_VALUE);
+    }
+
+    @Override
+    public List<IssuedNumber> register(long fromNumber, int max) {
+        checkPage("register page size", max);
         String period = Series.currentPeriod(values(), services.database.now());
         return services.objects.inTransaction(() -> "reading the register of " + name, user,
-                tx -> Register.list(tx.session(), name, period));
+                tx -> Register.list(tx.session(), name, period, fromNumber, max));
+    }
+
+    private void checkPage(String what, int max) {
+        if (max < 1 || max > MAX_PAGE && max != Integer.MAX_VALUE) {
+            throw EngineRuntimeException.badArgument(what + " of dispenser " + name, max, String.format(Locale.ROOT,
+                    "from 1 to %,d", MAX_PAGE));
+        }
     }
 
     @Override
@@ -258,12 +271,18 @@ final class DefaultDispenser implements Dispenser {
 
     @Override
     public RegisterReport report() {
+        return report(config.start(), REPORT_RANGES);
+    }
+
+    @Override
+    public RegisterReport report(long fromNumber, int maxRanges) {
+        checkPage("report page size", maxRanges);
         Map<String, Object> values = values();
         Instant now = services.database.now();
         String period = Series.currentPeriod(values, now);
         long last = Series.current(values, now);
         return services.objects.inTransaction(() -> "reporting on " + name, user,
-                tx -> Register.report(tx.session(), name, period, config.start(), last));
+                tx -> Register.report(tx.session(), name, period, config.start(), last, fromNumber, maxRanges));
     }
 
     @Override

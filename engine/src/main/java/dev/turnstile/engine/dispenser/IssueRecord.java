@@ -12,8 +12,10 @@ import java.util.Objects;
 import java.util.UUID;
 
 /**
- * One issued number of a registered series. The key (dispenser, period, number) makes a duplicate
- * number impossible at the database level, whatever a strategy does.
+ * One issued number of a registered series, or a range of numbers an admin skipped (from the key's
+ * number to {@code lastNumber}, voided). The key (dispenser, period, number) makes a duplicate
+ * number impossible at the database level, whatever a strategy does; a skipped range lies past
+ * every number issued before it, and the counter never goes back in a registered series.
  */
 @Entity
 @Table(name = "ts_dispenser_issue")
@@ -35,6 +37,14 @@ public class IssueRecord {
 
     @Column(name = "void_reason", length = 400)
     String voidReason;
+
+    /** The last number of a skipped range; null for one number. */
+    @Column(name = "last_number")
+    Long lastNumber;
+
+    long last() {
+        return lastNumber != null ? lastNumber : key.number;
+    }
 
     protected IssueRecord() {
     }

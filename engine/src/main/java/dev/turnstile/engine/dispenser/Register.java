@@ -4,6 +4,7 @@ import dev.turnstile.api.ChangeContext;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.IssuedNumber;
+import dev.turnstile.api.NumberRange;
 import dev.turnstile.api.Properties;
 import dev.turnstile.api.RegisterReport;
 import dev.turnstile.engine.objects.ObjectTransaction;
@@ -52,17 +53,40 @@ final class Register {
         List<String> issuers = ISSUERS.get();
         // Written after the counter's USN-checked update: a writer that lost the race records nothing.
         tx.afterWrite(() -> {
+            if (counter <= before) {
+                return;
+            }
+            if (adminAction != null) {
+                // Skipped by an admin: one row for the range, however long (setStart far ahead is one insert).
+                IssueRecord skipped = new IssueRecord(name, period, before + 1, change.user(), change.now());
+                skipped.lastNumber = counter > before + 1 ? counter : null;
+                skipped.voidedBy = change.user();
+                skipped.voidReason = "skipped: " + adminAction;
+                tx.session().insert(skipped);
+                return;
+            }
+            // A block's rows in JDBC batches: one round trip per batch, not per number.
+            List<IssueRecord> rows = new ArrayList<>((int) (counter - before));
             for (long n = before + 1; n <= counter; n++) {
                 String user = issuers != null && issuers.size() == counter - before ? issuers.get((int) (n - before - 1)) : change.user();
-                IssueRecord issued = new IssueRecord(name, period, n, user, change.now());
-                if (adminAction != null) {
-                    issued.voidedBy = change.user();
-                    issued.voidReason = "skipped: " + adminAction;
+                rows.add(new IssueRecord(name, period, n, user, change.now()));
+            }
+            if (rows.size() == 1) {
+                tx.session().insert(rows.get(0));
+            } else {
+                Integer batch = tx.session().getJdbcBatchSize();
+                tx.session().setJdbcBatchSize(INSERT_BATCH);
+                try {
+                    tx.session().insertMultiple(rows);
+                } finally {
+                    tx.session().setJdbcBatchSize(batch);
                 }
-                tx.session().insert(issued);
             }
         });
     }
+
+    /** Register rows per JDBC batch when a block is taken. */
+    private static final int INSERT_BATCH = 100;
 
     /** Links a number to the object it numbered, in the transaction that creates the object. */
     static void linkObject(StatelessSession session, String name, String period, long number, UUID objectId) {
@@ -72,12 +96,16 @@ final class Register {
                 .setParameter("number", number).executeUpdate();
     }
 
-    static List<IssuedNumber> list(StatelessSession session, String name, String period) {
+    /** Up to {@code max} entries of the period, in number order, from the one holding {@code from} on. */
+    static List<IssuedNumber> list(StatelessSession session, String name, String period, long from, int max) {
         List<IssuedNumber> out = new ArrayList<>();
         for (IssueRecord r : session.createSelectionQuery("from IssueRecord r where r.key.dispenser = :name"
-                        + " and r.key.period = :period order by r.key.number", IssueRecord.class)
-                .setParameter("name", name).setParameter("period", period).getResultList()) {
-            out.add(new IssuedNumber(name, period, r.key.number, r.issuedBy, r.issuedAt, r.objectId, r.voidedBy, r.voidReason));
+                        + " and r.key.period = :period and coalesce(r.lastNumber, r.key.number) >= :from order by r.key.number",
+                        IssueRecord.class)
+                .setParameter("name", name).setParameter("period", period).setParameter("from", from)
+                .setMaxResults(max).getResultList()) {
+            out.add(new IssuedNumber(name, period, r.key.number, r.issuedBy, r.issuedAt, r.objectId, r.voidedBy, r.voidReason,
+                    r.last()));
         }
         return out;
     }
@@ -98,26 +126,39 @@ final class Register {
         }
     }
 
-    static RegisterReport report(StatelessSession session, String name, String period, long first, long last) {
-        List<IssuedNumber> entries = list(session, name, period);
-        List<Long> missing = new ArrayList<>();
-        long issued = 0;
-        long voided = 0;
-        long expect = first;
-        for (IssuedNumber e : entries) {
-            for (; expect < e.number() && expect <= last; expect++) {
-                missing.add(expect);
-            }
-            expect = Math.max(expect, e.number() + 1);
-            if (e.isVoided()) {
-                voided++;
-            } else {
-                issued++;
-            }
+    /**
+     * The period's account, computed by the database: the numbers issued and voided (a skipped
+     * range counts its length), and the missing ranges — the holes between consecutive rows, found
+     * with a window function, and after the last row up to {@code last} — that end at or after
+     * {@code from}, at most {@code maxRanges} of them. Memory and rows read do not grow with the series.
+     */
+    static RegisterReport report(StatelessSession session, String name, String period, long first, long last, long from,
+                                 int maxRanges) {
+        Object[] totals = (Object[]) session.createNativeQuery("SELECT"
+                        + " COALESCE(SUM(CASE WHEN voided_by IS NULL THEN COALESCE(last_number, number) - number + 1 ELSE 0 END), 0),"
+                        + " COALESCE(SUM(CASE WHEN voided_by IS NULL THEN 0 ELSE COALESCE(last_number, number) - number + 1 END), 0),"
+                        + " MAX(COALESCE(last_number, number))"
+                        + " FROM ts_dispenser_issue WHERE dispenser = :name AND period = :period AND number BETWEEN :first AND :last",
+                        Object[].class)
+                .setParameter("name", name).setParameter("period", period).setParameter("first", first)
+                .setParameter("last", last).getSingleResult();
+        long issued = ((Number) totals[0]).longValue();
+        long voided = ((Number) totals[1]).longValue();
+        long end = totals[2] == null ? first - 1 : Math.min(last, ((Number) totals[2]).longValue());
+        long missingCount = Math.max(0, last - first + 1) - issued - voided;
+        List<NumberRange> missing = new ArrayList<>();
+        for (Object[] hole : session.createNativeQuery("SELECT prev_end + 1, number - 1 FROM ("
+                        + " SELECT number, COALESCE(LAG(COALESCE(last_number, number)) OVER (ORDER BY number), :before) AS prev_end"
+                        + " FROM ts_dispenser_issue WHERE dispenser = :name AND period = :period AND number BETWEEN :first AND :last"
+                        + ") t WHERE number > prev_end + 1 AND number - 1 >= :from ORDER BY number", Object[].class)
+                .setParameter("before", first - 1).setParameter("name", name).setParameter("period", period)
+                .setParameter("first", first).setParameter("last", last).setParameter("from", from)
+                .setMaxResults(maxRanges).getResultList()) {
+            missing.add(new NumberRange(((Number) hole[0]).longValue(), ((Number) hole[1]).longValue()));
         }
-        for (; expect <= last; expect++) {
-            missing.add(expect);
+        if (missing.size() < maxRanges && end < last && last >= from) {
+            missing.add(new NumberRange(Math.max(end + 1, first), last)); // after the last row
         }
-        return new RegisterReport(name, period, first, last, issued, voided, missing);
+        return new RegisterReport(name, period, first, last, issued, voided, missingCount, missing);
     }
 }

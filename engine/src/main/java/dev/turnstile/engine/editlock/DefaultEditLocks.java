@@ -19,11 +19,13 @@ import dev.turnstile.api.SaveResult;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.Sql;
+import dev.turnstile.engine.db.Sweep;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.objects.ObjectTransaction;
 import org.hibernate.StatelessSession;
 
 import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -49,11 +51,15 @@ public final class DefaultEditLocks implements EditLocks {
     private final ObjectStoreServices objects;
     private final Map<String, EditLockConfig> types;
     private final Map<String, Paragraphs> paragraphRules = new ConcurrentHashMap<>();
+    private final Duration auditRetention;
+    /** One audited operation in 64 also deletes up to 500 audit rows older than {@code editLocks.auditRetention}. */
+    private static final Sweep OLD_AUDIT = new Sweep("ts_edit_audit", "audit_id", "at_time < :cutoff", 64, 500);
 
     public DefaultEditLocks(Database database, ObjectStoreServices objects, EngineConfig config) {
         this.database = database;
         this.objects = objects;
         this.types = config.editLockTypes();
+        this.auditRetention = config.editAuditRetention();
         objects.protectClass(ARTICLE_CLASS, "edit lock service (engine.editLocks())", null);
         objects.engineStore("turnstile").defineClass(ARTICLE_CLASS, c -> c.string("ArticleType", 32)
                 .string("ArticleKey", 64).string("Html", 1_000_000));
@@ -555,11 +561,19 @@ public final class DefaultEditLocks implements EditLocks {
     }
 
     /** Audit rows of an operation, in its own transaction: the row commits with what it records. */
-    private static void audit(StatelessSession session, Instant now, String user, String operation, List<String> resources,
-                              String outcome, String detail) {
+    private void audit(StatelessSession session, Instant now, String user, String operation, List<String> resources,
+                       String outcome, String detail) {
         for (String resource : resources) {
             session.insert(new EditAuditRecord(now, user, operation, resource, outcome, detail));
         }
+        OLD_AUDIT.nowAndThen(session, Map.of("cutoff", now.minus(auditRetention)));
+    }
+
+    /** Deletes up to 500 audit rows past the retention at once (for tests: the sweep runs by chance). */
+    int sweepAudit() {
+        Instant now = database.now();
+        return database.inTransaction(() -> "deleting old edit-lock audit rows",
+                session -> OLD_AUDIT.run(session, Map.of("cutoff", now.minus(auditRetention))));
     }
 
     /** Audit rows in a transaction of their own: for refusals, whose transaction rolled back, and article writes. */

@@ -189,6 +189,11 @@ public final class DefaultTreeLocks implements TreeLocks {
         return String.format("%016d-%s", lastTicket.accumulateAndGet(micros, (last, t) -> Math.max(last + 1, t)), leaseId);
     }
 
+    /** For tests: one sweep of idle node rows (releases sweep by chance). */
+    int sweepIdleNodes() {
+        return store.sweepIdleNodes();
+    }
+
     /** For tests: whether a waiter is queued at the head of {@code node}. */
     boolean hasQueue(TreePath node) {
         return store.hasQueue(node);

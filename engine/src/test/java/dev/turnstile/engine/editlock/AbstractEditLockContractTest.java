@@ -2,6 +2,7 @@ package dev.turnstile.engine.editlock;
 
 import dev.turnstile.api.Article;
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EditAuditEntry;
 import dev.turnstile.api.EditLock;
 import dev.turnstile.api.EditLockConfig;
 import dev.turnstile.api.EditLockResult;
@@ -102,6 +103,16 @@ public abstract class AbstractEditLockContractTest {
         assertThat(r.isGranted()).isFalse();
         assertThat(r.holder()).isEqualTo(holder);
         assertThat(r.reason()).contains(holder);
+    }
+
+    @Test
+    void auditRowsPastTheRetention_goInTheSweep_newerOnesStay() {
+        locks.acquire(editorA, article);
+        clock.advance(EngineConfig.DEFAULT_EDIT_AUDIT_RETENTION.plusDays(1));
+        locks.acquire(editorB, article);
+        assertThat(((DefaultEditLocks) locks).sweepAudit()).as("rows deleted").isPositive();
+        assertThat(locks.audit(article.resourceId(), 10)).as("only the row within the retention is left")
+                .extracting(EditAuditEntry::user).containsExactly(editorB);
     }
 
     @Test

@@ -3,6 +3,8 @@ package dev.turnstile.engine.faults;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
+import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.Document;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
@@ -33,8 +35,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * A child process that works until its parent says STOP, while the parent restarts the database
  * under it (or kills the process serving it). Arguments: URL USER PASSWORD KEYED PLAIN CREATE_CLASS
- * CREATE_DISPENSER LOCK_CLASS LOCK_ID SITE LOG_DIR WORKLOADS (comma-separated, of those below). It
- * runs, each in its own thread(s):
+ * CREATE_DISPENSER LOCK_CLASS LOCK_ID SITE LOG_DIR WORKLOADS (comma-separated, of those below)
+ * [PLAIN_STRATEGY, COMBINING if not given]. It runs, each in its own thread(s):
  * <ul>
  * <li>{@code keyed}: two threads taking numbers of KEYED with a request key each;</li>
  * <li>{@code plain}: two threads taking numbers of PLAIN without keys;</li>
@@ -68,7 +70,8 @@ public final class OutageWorker {
             Set<String> workloads = Set.of(args[11].split(","));
             ObjectStore os = engine.session("pid" + pid).objectStore();
             Dispenser keyed = engine.session("pid" + pid).dispensers().get(args[3]);
-            Dispenser plain = engine.session("pid" + pid).dispensers().get(args[4]);
+            Dispenser plain = engine.session("pid" + pid).dispensers().get(args[4], DispenserConfig.builder()
+                    .strategy(DispenserStrategy.valueOf(args.length > 12 ? args[12] : "COMBINING")).build());
             for (int t = 0; t < 2; t++) {
                 String prefix = pid + "-" + t + "-";
                 if (workloads.contains("keyed")) {

@@ -93,6 +93,34 @@ public abstract class AbstractTreeLockContractTest {
     }
 
     @Test
+    void nodesNobodyHolds_goInTheSweep_andLockAgainAfterwards() throws Exception {
+        TreePath bench = site.child("workshop", "A").child("bench", "1");
+        locks.lock(Set.of(bench), "o", Duration.ZERO).unlock();
+        assertThat(nodeRows()).as("the site, the workshop and the bench have rows").isEqualTo(3);
+        TreeLockHandle held = locks.lock(Set.of(site.child("workshop", "B")), "o", Duration.ZERO);
+        DefaultTreeLocks tree = (DefaultTreeLocks) locks;
+        while (tree.sweepIdleNodes() > 0) {
+            // batches of 100 until no idle node is left (other classes' sites too)
+        }
+        assertThat(nodeRows()).as("only the held workshop B and the site above it are left").isEqualTo(2);
+        held.unlock();
+        locks.lock(Set.of(bench), "o", Duration.ZERO).unlock();
+    }
+
+    /** The node rows of this test's site, read with plain JDBC. */
+    private long nodeRows() throws Exception {
+        try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+             var s = c.prepareStatement("SELECT COUNT(*) FROM ts_tree_node WHERE node_path = ? OR node_path LIKE ?")) {
+            s.setString(1, site.toString());
+            s.setString(2, site + "/%");
+            try (var rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    @Test
     void seedScenario_benchesOfDifferentWorkshopsRunTogether_aSpanningOperationHoldsAllSixAndBlocksItsAncestors() {
         // Operations on different workshops run in parallel.
         TreeLockHandle a1 = tryX(bench("A", "1")).orElseThrow();

@@ -117,14 +117,15 @@ final class ConsoleRoutes {
         m.put("name", d.name());
         m.put("current", d.current());
         m.put("format", d.config().format());
-        RegisterReport r = d.report();
+        RegisterReport r = d.report(d.config().start(), MAX_ROWS);
         Map<String, Object> report = new LinkedHashMap<>();
         report.put("period", r.period());
         report.put("first", r.first());
         report.put("last", r.last());
         report.put("issued", r.issued());
         report.put("voided", r.voided());
-        report.put("missing", r.missing().stream().limit(MAX_ROWS).toList());
+        report.put("missingCount", r.missingCount());
+        report.put("missing", r.missing().stream().map(range -> range.first() == range.last() ? "" + range.first() : range.first() + "–" + range.last()).toList());
         m.put("report", report);
         return m;
     }
