@@ -22,7 +22,6 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
 /**
@@ -31,21 +30,12 @@ import java.util.function.LongSupplier;
  * Callers that arrive while a block is being taken form the next block, so one commit serves many
  * numbers under load. One combiner serves every session of the engine (it saves as the engine's
  * system user, and records each caller's own user in the register). Across processes, the USN
- * check keeps the blocks disjoint — and once a leader lost that race, its next
- * {@value #QUEUED_AFTER_CONFLICT} blocks are taken under the counter's row lock instead, where
- * leaders of other processes queue in the database rather than fail and back off: no process
- * starves, and a contended counter costs a wait, not a lost round trip.
+ * check keeps the blocks disjoint.
  */
 final class Combining {
     private final ObjectStore os;
     private final UUID id;
     private final RetryPolicy policy;
-    /** Takes a block under the counter's row lock (waiting there for other processes); null on H2. */
-    private final IntFunction<NumberBlock> queuedTake;
-    /** Blocks taken under the row lock after a lost first-writer race, before trying the race again. */
-    static final int QUEUED_AFTER_CONFLICT = 64;
-    /** Queued blocks left; only touched while holding {@link #leader}. */
-    private int queuedLeft;
     /** Batches a leader serves before it steps down and lets a waiter lead. */
     static final int LEADER_ROUNDS = 8;
     /** How often a waiter looks whether the leader stepped down. */
@@ -61,16 +51,14 @@ final class Combining {
     private record Request(int count, String user, CompletableFuture<NumberBlock> result) {
     }
 
-    Combining(ObjectStore os, UUID id, RetryPolicy policy, IntFunction<NumberBlock> queuedTake) {
-        this(os, id, policy, queuedTake, waitBoundOf(policy), System::nanoTime);
+    Combining(ObjectStore os, UUID id, RetryPolicy policy) {
+        this(os, id, policy, waitBoundOf(policy), System::nanoTime);
     }
 
-    Combining(ObjectStore os, UUID id, RetryPolicy policy, IntFunction<NumberBlock> queuedTake, Duration waitBound,
-              LongSupplier nanoTime) {
+    Combining(ObjectStore os, UUID id, RetryPolicy policy, Duration waitBound, LongSupplier nanoTime) {
         this.os = os;
         this.id = id;
         this.policy = policy;
-        this.queuedTake = queuedTake;
         this.waitBound = waitBound;
         this.nanoTime = nanoTime;
     }
@@ -154,22 +142,10 @@ final class Combining {
             List<String> issuers = new ArrayList<>(block);
             batch.forEach(r -> issuers.addAll(Collections.nCopies(r.count(), r.user())));
             NumberBlock taken = Register.issuedFor(issuers, () -> policy.call(() -> {
-                if (queuedLeft > 0) {
-                    queuedLeft--;
-                    remembered = null; // stale once the row lock moved the counter
-                    return queuedTake.apply(block);
-                }
                 if (remembered == null) {
                     remembered = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
                 }
-                try {
-                    return Strategy.saveIncrement(remembered, block);
-                } catch (EngineRuntimeException e) {
-                    if (queuedTake != null && e.getExceptionCode() == ExceptionCode.E_OBJECT_MODIFIED) {
-                        queuedLeft = QUEUED_AFTER_CONFLICT; // another process takes numbers too: queue with it
-                    }
-                    throw e;
-                }
+                return Strategy.saveIncrement(remembered, block);
             }));
             long next = taken.first();
             for (Request r : batch) {

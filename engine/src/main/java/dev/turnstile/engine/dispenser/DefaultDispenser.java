@@ -59,8 +59,7 @@ final class DefaultDispenser implements Dispenser {
         this.strategy = switch (config.strategy()) {
             case COOPERATIVE_LOCK -> new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name,
                     services.localGate(name));
-            case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky(),
-                    services.queuesOnTheRowLock() ? new Pessimistic(services.objects, user, id, policy) : null);
+            case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky());
             case PESSIMISTIC -> new Pessimistic(services.objects, user, id, policy);
             case COMBINING -> {
                 Combining shared = services.combiner(name, policy);

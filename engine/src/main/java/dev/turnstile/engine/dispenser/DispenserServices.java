@@ -104,21 +104,7 @@ public final class DispenserServices {
 
     /** One combiner per dispenser in this engine, so that all its callers share blocks. */
     Combining combiner(String name, RetryPolicy policy) {
-        UUID id = idOf(name);
-        return combiners.computeIfAbsent(name, n -> new Combining(objects.engineStore(SYSTEM_USER), id, policy,
-                queuesOnTheRowLock() ? new Pessimistic(objects, SYSTEM_USER, id, policy)::takeOnce : null));
-    }
-
-    /**
-     * Whether the optimistic strategies fall back to a take under the row lock after lost races.
-     * Not on H2: there, 16 threads of one process mixing first-writer-wins updates with row-locked
-     * takes of the same counter were handed the same number (once in most runs of
-     * sixteenThreads_getExactlyStartToStartPlus15999), and the dispensers tested after it in that
-     * JVM issued duplicates too. PostgreSQL and MariaDB settle the mix correctly (same test, and the
-     * multi-process and restart tests).
-     */
-    boolean queuesOnTheRowLock() {
-        return !database.productName().equals("H2");
+        return combiners.computeIfAbsent(name, n -> new Combining(objects.engineStore(SYSTEM_USER), idOf(n), policy));
     }
 
     Set<String> configuredNames() {

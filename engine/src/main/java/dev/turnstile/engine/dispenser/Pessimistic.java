@@ -28,12 +28,8 @@ final class Pessimistic implements Strategy {
 
     @Override
     public NumberBlock take(int count) {
-        return policy.call(() -> takeOnce(count));
-    }
-
-    /** One attempt, for a strategy that queues on the row lock within its own policy's call. */
-    NumberBlock takeOnce(int count) {
-        return objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + id, user, tx -> take(tx, id, count));
+        return policy.call(() -> objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + id, user,
+                tx -> take(tx, id, count)));
     }
 
     /** Moves the counter row on by {@code count} under its row lock, in {@code tx}: the numbers taken. */

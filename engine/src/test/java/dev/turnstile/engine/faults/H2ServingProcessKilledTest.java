@@ -122,7 +122,7 @@ class H2ServingProcessKilledTest {
         return ChildJvm.start(OutageWorker.class, config.jdbcUrl(), config.username(), config.password(), "keyed", "plain",
                 documents, "creating", "-", "-", "-", logs.toString(), String.join(",", WORKLOADS),
                 // Not COMBINING: across H2 processes its optimistic leaders starve behind the serving
-                // process's in-process ones (they cannot queue on the row lock there; issue 16).
+                // process's in-process ones (issue 16).
                 "PESSIMISTIC");
     }
 
