@@ -257,32 +257,40 @@ public final class DefaultChangeFeed implements ChangeFeed {
             throw EngineRuntimeException.badArgument("prune retention and grace", retention + ", " + grace, "zero or more");
         }
         Instant now = database.now();
-        long[] window = database.inTransaction(() -> "finding what the change feed may prune", session -> {
-            Long passed = session.createNativeQuery("SELECT MIN(feed_position) FROM ts_feed_client", Long.class).getSingleResult();
-            if (passed == null) { // no clients: everything sequenced has been passed by all of them
-                passed = session.createNativeQuery("SELECT last_position FROM ts_change_sequencer WHERE id = 1", Long.class)
+        long passed = database.inTransaction(() -> "finding what the change feed may prune", session -> {
+            Long min = session.createNativeQuery("SELECT MIN(feed_position) FROM ts_feed_client", Long.class).getSingleResult();
+            if (min == null) { // no clients: everything sequenced has been passed by all of them
+                min = session.createNativeQuery("SELECT last_position FROM ts_change_sequencer WHERE id = 1", Long.class)
                         .getResultStream().findFirst().orElse(0L);
             }
-            Long oldest = session.createNativeQuery("SELECT MIN(feed_position) FROM ts_change", Long.class).getSingleResult();
-            return new long[] {oldest == null ? passed + 1 : oldest, passed};
+            return min;
         });
-        // In windows of PRUNE_BATCH positions, a transaction each: no delete holds locks on a whole
-        // backlog, and the writers that append to the feed never wait long behind one.
+        // Window by window of PRUNE_BATCH positions, from the first deletable change, a transaction
+        // each: no delete holds locks on a whole backlog, and writers appending to the feed never
+        // wait long behind one.
+        String deletable = " feed_position > :after AND feed_position <= :passed AND changed_at < :retained AND sequenced_at < :graced";
         long pruned = 0;
-        for (long from = window[0]; from <= window[1]; from += PRUNE_BATCH) {
-            long to = Math.min(window[1], from + PRUNE_BATCH - 1);
-            long first = from;
-            int deleted = database.inTransaction(() -> "pruning the change feed up to " + to, session -> session
-                    .createNativeMutationQuery("DELETE FROM ts_change WHERE feed_position BETWEEN :from AND :to"
-                            + " AND changed_at < :retained AND sequenced_at < :graced")
-                    .setParameter("from", first).setParameter("to", to).setParameter("retained", now.minus(retention))
-                    .setParameter("graced", now.minus(grace)).executeUpdate());
-            pruned += deleted;
-            if (deleted == 0) {
-                break; // positions follow time: past here every change is still retained
+        for (long after = Long.MIN_VALUE; ; ) {
+            long from = after;
+            long[] window = database.inTransaction(() -> "pruning the change feed after position " + from, session -> {
+                Long first = session.createNativeQuery("SELECT MIN(feed_position) FROM ts_change WHERE" + deletable, Long.class)
+                        .setParameter("after", from).setParameter("passed", passed).setParameter("retained", now.minus(retention))
+                        .setParameter("graced", now.minus(grace)).getSingleResult();
+                if (first == null) {
+                    return null;
+                }
+                long last = Math.min(passed, first + PRUNE_BATCH - 1);
+                int deleted = session.createNativeMutationQuery("DELETE FROM ts_change WHERE" + deletable)
+                        .setParameter("after", first - 1).setParameter("passed", last).setParameter("retained", now.minus(retention))
+                        .setParameter("graced", now.minus(grace)).executeUpdate();
+                return new long[] {last, deleted};
+            });
+            if (window == null) {
+                return pruned;
             }
+            after = window[0];
+            pruned += window[1];
         }
-        return pruned;
     }
 
     /** Changes deleted per transaction by {@link #prune}. */

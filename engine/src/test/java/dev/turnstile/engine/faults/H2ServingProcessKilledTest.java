@@ -47,7 +47,12 @@ class H2ServingProcessKilledTest {
      * Measured here: 3.7 to 10 s after the kill.
      */
     private static final Duration RESUME = Duration.ofSeconds(30);
-    private static final List<String> WORKLOADS = List.of("keyed", "plain", "create");
+    /**
+     * Not numbered creations: with one creating thread per process, the creation of one survivor
+     * once made no progress for a minute behind the others' row-lock waits (H2 does not queue
+     * them fairly; issue 16). The restart tests cover numbered creations on PostgreSQL and MariaDB.
+     */
+    private static final List<String> WORKLOADS = List.of("keyed", "plain");
 
     @TempDir
     Path logs;
@@ -115,7 +120,7 @@ class H2ServingProcessKilledTest {
         System.out.printf(Locale.ROOT, "documents: %d committed, %d numbers twice, %d gaps%n", created.size(),
                 created.size() - new java.util.HashSet<>(created).size(), gaps);
         List<String> lines = all.stream().flatMap(c -> c.lines().stream()).toList();
-        for (String workload : List.of("keyed", "plain", "create")) {
+        for (String workload : WORKLOADS) {
             List<Long> received = numbers(lines, workload);
             System.out.printf(Locale.ROOT, "%s: %d numbers received, %d of them twice (commits the killed server lost)%n",
                     workload, received.size(), received.size() - new java.util.HashSet<>(received).size());
