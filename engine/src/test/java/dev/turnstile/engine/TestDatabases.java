@@ -61,6 +61,22 @@ public final class TestDatabases {
         }
     }
 
+    /** An Int64 property of every committed object of {@code cls}, read with plain JDBC (around the engine). */
+    public static java.util.List<Long> int64Values(EngineConfig config, String cls, String property) throws Exception {
+        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        java.util.List<Long> values = new java.util.ArrayList<>();
+        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.username(), config.password());
+             java.sql.PreparedStatement s = c.prepareStatement("SELECT prop_values FROM ts_object WHERE class_name = ?")) {
+            s.setString(1, cls);
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    values.add(json.readTree(rs.getString(1)).get(property).asLong());
+                }
+            }
+        }
+        return values;
+    }
+
     /** How many transactions of this database wait for a row lock now. */
     public static int lockWaiters(Connection c) throws Exception {
         String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);

@@ -240,19 +240,23 @@ final class DefaultDispenser implements Dispenser {
 
     @Override
     public List<IssuedNumber> register() {
-        return register(0, Integer.MAX_VALUE);
+        return registerFrom(0, Integer.MAX_VALUE);
     }
 
     @Override
     public List<IssuedNumber> register(long fromNumber, int max) {
         checkPage("register page size", max);
+        return registerFrom(fromNumber, max);
+    }
+
+    private List<IssuedNumber> registerFrom(long fromNumber, int max) {
         String period = Series.currentPeriod(values(), services.database.now());
         return services.objects.inTransaction(() -> "reading the register of " + name, user,
                 tx -> Register.list(tx.session(), name, period, fromNumber, max));
     }
 
     private void checkPage(String what, int max) {
-        if (max < 1 || max > MAX_PAGE && max != Integer.MAX_VALUE) {
+        if (max < 1 || max > MAX_PAGE) {
             throw EngineRuntimeException.badArgument(what + " of dispenser " + name, max, String.format(Locale.ROOT,
                     "from 1 to %,d", MAX_PAGE));
         }

@@ -1,11 +1,11 @@
 package dev.turnstile.engine.dispenser;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.engine.ChildJvm;
+import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -13,10 +13,6 @@ import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -129,26 +125,9 @@ public abstract class AbstractMultiProcessDispenserTest {
         } finally {
             steady.forEach(ChildJvm::close);
         }
-        List<Long> numbers = numbersOf(cls);
+        List<Long> numbers = TestDatabases.int64Values(config(), cls, "InvoiceNumber");
         assertThat(numbers).as("the steady processes alone committed 3 × 48").hasSizeGreaterThanOrEqualTo(3 * 48);
         assertThat(numbers).as("exactly 1..N on the committed documents").isEqualTo(
                 java.util.stream.LongStream.rangeClosed(1, numbers.size()).boxed().toList());
-    }
-
-    /** The numbers on the committed documents, read with plain JDBC. */
-    private List<Long> numbersOf(String cls) throws Exception {
-        ObjectMapper json = new ObjectMapper();
-        List<Long> numbers = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
-             PreparedStatement s = c.prepareStatement("SELECT prop_values FROM ts_object WHERE class_name = ?")) {
-            s.setString(1, cls);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    numbers.add(json.readTree(rs.getString(1)).get("InvoiceNumber").asLong());
-                }
-            }
-        }
-        numbers.sort(null);
-        return numbers;
     }
 }

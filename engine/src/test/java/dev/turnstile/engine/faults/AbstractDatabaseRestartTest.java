@@ -1,6 +1,5 @@
 package dev.turnstile.engine.faults;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.DispenserConfig;
@@ -9,15 +8,12 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.TreePath;
 import dev.turnstile.engine.ChildJvm;
+import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -100,8 +96,7 @@ abstract class AbstractDatabaseRestartTest {
         assertThat(lines.stream().filter(l -> l.startsWith("FAIL "))).as("failures that reached a caller").isEmpty();
         for (ChildJvm c : children) {
             for (String workload : WORKLOADS) {
-                long resumedAt = c.lines().stream().filter(l -> l.startsWith("OK " + workload + " "))
-                        .mapToLong(l -> Long.parseLong(l.split(" ")[2])).filter(t -> t >= backAt).min().orElseThrow();
+                long resumedAt = OutageWorker.firstOkSince(c.lines(), workload, backAt);
                 System.out.printf("%s: %s resumed %d ms after the database was back%n", getClass().getSimpleName(), workload,
                         resumedAt - backAt);
                 assertThat(resumedAt - backAt).as("%s working again after the restart (ms)", workload)
@@ -109,20 +104,20 @@ abstract class AbstractDatabaseRestartTest {
             }
         }
 
-        List<Long> keyedNumbers = numbers(lines, "keyed");
+        List<Long> keyedNumbers = OutageWorker.numbers(lines, "keyed");
         assertThat(keyedNumbers).as("keyed numbers: exactly 1..N, a retry after a lost answer gets its first number")
                 .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, keyedNumbers.size()).boxed().toList());
 
-        List<Long> plainNumbers = numbers(lines, "plain");
+        List<Long> plainNumbers = OutageWorker.numbers(lines, "plain");
         assertThat(plainNumbers).as("numbers without keys: none twice").doesNotHaveDuplicates();
         long plainIssued = plainNumbers.stream().mapToLong(Long::longValue).max().orElseThrow();
         assertThat(plainIssued - plainNumbers.size()).as("numbers whose commit's answer the restart cut (one per"
                 + " thread at most) are the only gaps").isBetween(0L, (long) PROCESSES * 2);
 
-        List<Long> created = numbersOnDocuments(documents);
+        List<Long> created = TestDatabases.int64Values(config(), documents, "InvoiceNumber");
         assertThat(created).as("committed documents carry exactly 1..N")
                 .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, created.size()).boxed().toList());
-        assertThat(created).as("every reported creation is committed").containsAll(numbers(lines, "create"));
+        assertThat(created).as("every reported creation is committed").containsAll(OutageWorker.numbers(lines, "create"));
 
         List<String> lockLog = Files.readAllLines(logs.resolve("lock.log"));
         for (int i = 0; i < lockLog.size(); i += 2) {
@@ -150,8 +145,8 @@ abstract class AbstractDatabaseRestartTest {
         for (ChildJvm c : children) {
             for (String workload : WORKLOADS) {
                 try {
-                    c.awaitLine(l -> l.startsWith("OK " + workload + " ") && c.countLines(x -> x.startsWith("OK " + workload + " ")
-                            && Long.parseLong(x.split(" ")[2]) >= since) >= count, STARTUP);
+                    c.awaitLine(l -> l.startsWith("OK " + workload + " ") && OutageWorker.oksSince(c.lines(), workload, since) >= count,
+                            STARTUP);
                 } catch (org.awaitility.core.ConditionTimeoutException e) {
                     List<String> lines = c.lines();
                     throw new AssertionError(workload + " made no progress; the child's last lines: "
@@ -159,24 +154,5 @@ abstract class AbstractDatabaseRestartTest {
                 }
             }
         }
-    }
-
-    private static List<Long> numbers(List<String> lines, String workload) {
-        return lines.stream().filter(l -> l.startsWith("OK " + workload + " ")).map(l -> Long.parseLong(l.split(" ")[3])).toList();
-    }
-
-    private List<Long> numbersOnDocuments(String cls) throws Exception {
-        ObjectMapper json = new ObjectMapper();
-        List<Long> numbers = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
-             PreparedStatement s = c.prepareStatement("SELECT prop_values FROM ts_object WHERE class_name = ?")) {
-            s.setString(1, cls);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    numbers.add(json.readTree(rs.getString(1)).get("InvoiceNumber").asLong());
-                }
-            }
-        }
-        return numbers;
     }
 }

@@ -1,6 +1,5 @@
 package dev.turnstile.engine.faults;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineConfig;
@@ -11,10 +10,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -91,7 +86,7 @@ class H2ServingProcessKilledTest {
                 long slowest = 0;
                 for (ChildJvm c : running) {
                     for (String workload : WORKLOADS) {
-                        long resumed = firstOkSince(c, workload, killedAt) - killedAt;
+                        long resumed = OutageWorker.firstOkSince(c.lines(), workload, killedAt) - killedAt;
                         System.out.printf(Locale.ROOT, "kill %d: %s in %d resumed %d ms after the serving process died%n",
                                 kill + 1, workload, c.pid(), resumed);
                         slowest = Math.max(slowest, resumed);
@@ -115,13 +110,13 @@ class H2ServingProcessKilledTest {
 
         List<String> survivors = running.stream().flatMap(c -> c.lines().stream()).toList();
         assertThat(survivors.stream().filter(l -> l.startsWith("FAIL "))).as("failures in processes not killed").isEmpty();
-        List<Long> created = numbersOnDocuments(file, documents);
+        List<Long> created = TestDatabases.int64Values(config, documents, "InvoiceNumber");
         long gaps = created.stream().mapToLong(Long::longValue).max().orElse(0) - new java.util.HashSet<>(created).size();
         System.out.printf(Locale.ROOT, "documents: %d committed, %d numbers twice, %d gaps%n", created.size(),
                 created.size() - new java.util.HashSet<>(created).size(), gaps);
         List<String> lines = all.stream().flatMap(c -> c.lines().stream()).toList();
         for (String workload : WORKLOADS) {
-            List<Long> received = numbers(lines, workload);
+            List<Long> received = OutageWorker.numbers(lines, workload);
             System.out.printf(Locale.ROOT, "%s: %d numbers received, %d of them twice (commits the killed server lost)%n",
                     workload, received.size(), received.size() - new java.util.HashSet<>(received).size());
         }
@@ -174,33 +169,9 @@ class H2ServingProcessKilledTest {
     private static void awaitProgress(List<ChildJvm> children, long since) {
         for (ChildJvm c : children) {
             for (String workload : WORKLOADS) {
-                c.awaitLine(l -> l.startsWith("OK " + workload + " ") && c.countLines(x -> x.startsWith("OK " + workload + " ")
-                        && Long.parseLong(x.split(" ")[2]) >= since) >= 5, STARTUP);
+                c.awaitLine(l -> l.startsWith("OK " + workload + " ") && OutageWorker.oksSince(c.lines(), workload, since) >= 5,
+                        STARTUP);
             }
         }
-    }
-
-    private static long firstOkSince(ChildJvm c, String workload, long since) {
-        return c.lines().stream().filter(l -> l.startsWith("OK " + workload + " ")).mapToLong(l -> Long.parseLong(l.split(" ")[2]))
-                .filter(t -> t >= since).min().orElseThrow();
-    }
-
-    private static List<Long> numbers(List<String> lines, String workload) {
-        return lines.stream().filter(l -> l.startsWith("OK " + workload + " ")).map(l -> Long.parseLong(l.split(" ")[3])).toList();
-    }
-
-    private static List<Long> numbersOnDocuments(Path file, String cls) throws Exception {
-        ObjectMapper json = new ObjectMapper();
-        List<Long> numbers = new ArrayList<>();
-        try (Connection c = DriverManager.getConnection("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE", "sa", "");
-             PreparedStatement s = c.prepareStatement("SELECT prop_values FROM ts_object WHERE class_name = ?")) {
-            s.setString(1, cls);
-            try (ResultSet rs = s.executeQuery()) {
-                while (rs.next()) {
-                    numbers.add(json.readTree(rs.getString(1)).get("InvoiceNumber").asLong());
-                }
-            }
-        }
-        return numbers;
     }
 }

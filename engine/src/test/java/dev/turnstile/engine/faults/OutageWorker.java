@@ -121,6 +121,22 @@ public final class OutageWorker {
         }
     }
 
+    /** The details (numbers) of a workload's OK lines. */
+    static List<Long> numbers(List<String> lines, String workload) {
+        return lines.stream().filter(l -> l.startsWith("OK " + workload + " ")).map(l -> Long.parseLong(l.split(" ")[3])).toList();
+    }
+
+    /** The time (epoch ms) of a workload's first OK line at or after {@code since}. */
+    static long firstOkSince(List<String> lines, String workload, long since) {
+        return lines.stream().filter(l -> l.startsWith("OK " + workload + " ")).mapToLong(l -> Long.parseLong(l.split(" ")[2]))
+                .filter(t -> t >= since).min().orElseThrow();
+    }
+
+    /** How many OK lines of a workload are at or after {@code since}. */
+    static long oksSince(List<String> lines, String workload, long since) {
+        return lines.stream().filter(l -> l.startsWith("OK " + workload + " ") && Long.parseLong(l.split(" ")[2]) >= since).count();
+    }
+
     interface Step {
         String run(long i);
     }
