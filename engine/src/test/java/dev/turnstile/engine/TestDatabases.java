@@ -61,7 +61,7 @@ public final class TestDatabases {
         }
     }
 
-    /** An Int64 property of every committed object of {@code cls}, read with plain JDBC (around the engine). */
+    /** An Int64 property of every committed object of {@code cls}, in ascending order, read with plain JDBC (around the engine). */
     public static java.util.List<Long> int64Values(EngineConfig config, String cls, String property) throws Exception {
         com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
         java.util.List<Long> values = new java.util.ArrayList<>();
@@ -74,6 +74,7 @@ public final class TestDatabases {
                 }
             }
         }
+        values.sort(null);
         return values;
     }
 
