@@ -110,7 +110,7 @@ public abstract class AbstractEditLockContractTest {
         locks.acquire(editorA, article);
         clock.advance(EngineConfig.DEFAULT_EDIT_AUDIT_RETENTION.plusDays(1));
         locks.acquire(editorB, article);
-        assertThat(((DefaultEditLocks) locks).sweepAudit()).as("rows deleted").isPositive();
+        ((DefaultEditLocks) locks).sweepAudit(); // B's acquire may have swept already (one in 64): then this finds nothing
         assertThat(locks.audit(article.resourceId(), 10)).as("only the row within the retention is left")
                 .extracting(EditAuditEntry::user).containsExactly(editorB);
     }
