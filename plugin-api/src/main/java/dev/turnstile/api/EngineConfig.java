@@ -13,8 +13,8 @@ import java.util.Objects;
  * {@link #builder()} or read from {@code turnstile.yaml} with {@link ContentEngine#open(java.nio.file.Path)}.
  *
  * <p>Defaults: {@link #DEFAULT_JDBC_URL} (an H2 file under {@code ./turnstile-data/} that several
- * processes can share: the first to open it serves it to the others, and when that one exits
- * another takes over — AUTO_SERVER), user {@code sa} with an empty password, {@link #DEFAULT_MAX_POOL_SIZE}
+ * processes can share — AUTO_SERVER: the first engine to open it starts a server process that
+ * serves it to all of them and exits when none is left), user {@code sa} with an empty password, {@link #DEFAULT_MAX_POOL_SIZE}
  * connections, {@link #DEFAULT_CONNECTION_TIMEOUT}, and the database's clock.
  */
 public final class EngineConfig {

@@ -8,11 +8,11 @@ import java.util.Set;
 /**
  * Tells the pool which H2 failures mean the connection is dead. Hikari evicts a connection whose
  * failure has a broken-connection SQLSTATE (class 08, PostgreSQL's 57P01 …), but H2 reports its
- * own codes: when the process serving an AUTO_SERVER file dies, every pooled connection to it
+ * own codes: when the process serving a shared file stops or dies, every pooled connection to it
  * fails with "Connection is broken" or "Database is already closed" — and without eviction they
  * went on failing, call after call (15–23 s before a survivor worked again, in
- * H2ServingProcessKilledTest). Evicted, the next connection opens the file anew, through whichever
- * process serves it now, or by serving it.
+ * H2ServingProcessKilledTest). Evicted, the next connection goes to the file's next server
+ * ({@link SharedH2File} starts it).
  */
 public final class BrokenH2Connections implements SQLExceptionOverride {
     /** H2's CONNECTION_BROKEN_1, DATABASE_IS_CLOSED and DATABASE_CALLED_AT_SHUTDOWN. */

@@ -117,9 +117,14 @@ public final class Database implements AutoCloseable {
         serveH2OnLoopback(config.jdbcUrl());
         HikariConfig hikari = new HikariConfig();
         hikari.setPoolName("turnstile");
-        hikari.setJdbcUrl(h2Settings(config.jdbcUrl()));
-        hikari.setUsername(config.username());
-        hikari.setPassword(config.password());
+        String url = h2Settings(config.jdbcUrl());
+        if (SharedH2File.fileOf(url).isPresent()) {
+            hikari.setDataSource(new SharedH2File(url, config.username(), config.password()));
+        } else {
+            hikari.setJdbcUrl(url);
+            hikari.setUsername(config.username());
+            hikari.setPassword(config.password());
+        }
         hikari.setMaximumPoolSize(config.maxPoolSize());
         hikari.setConnectionTimeout(config.connectionTimeout().toMillis());
         hikari.setAutoCommit(false);
@@ -133,31 +138,20 @@ public final class Database implements AutoCloseable {
         // dispenser policy retries the one call that met it.
         hikari.setKeepaliveTime(Duration.ofSeconds(30).toMillis());
         hikari.setExceptionOverrideClassName(BrokenH2Connections.class.getName());
-        long deadline = System.nanoTime() + 3 * config.connectionTimeout().toNanos();
-        while (true) {
-            try {
-                return new HikariDataSource(hikari);
-            } catch (RuntimeException e) {
-                // Several processes opening one new H2 file at once: the losers see the winner's
-                // fresh lock file until its AUTO_SERVER is up. Try again, briefly.
-                String why = rootMessage(e);
-                if (why != null && why.contains("Lock file recently modified") && System.nanoTime() < deadline) {
-                    log.info("Opening {}: {}; trying again", config.jdbcUrl(), why);
-                    pause(100 + ThreadLocalRandom.current().nextInt(200));
-                    continue;
-                }
-                throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
-                        "Cannot connect to " + config.jdbcUrl() + " as " + config.username() + ": " + why, e);
-            }
+        try {
+            return new HikariDataSource(hikari);
+        } catch (RuntimeException e) {
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                    "Cannot connect to " + config.jdbcUrl() + " as " + config.username() + ": " + rootMessage(e), e);
         }
     }
 
     /**
-     * An H2 file shared by AUTO_SERVER is served by whichever process opened it first, on a port
-     * that H2 opens on every network interface unless {@code h2.bindAddress} says otherwise — and
-     * the embedded default's user is {@code sa} without a password. The embedded default is for
-     * processes of one machine, so its server listens on loopback only. H2 reads the property once,
-     * when it first loads: set it earlier ({@code -Dh2.bindAddress=…}) to choose another address.
+     * H2 opens an AUTO_SERVER port on every network interface unless {@code h2.bindAddress} says
+     * otherwise — and the embedded default's user is {@code sa} without a password. A shared file is
+     * served by an {@link H2FileServer} started on loopback; this is for a host whose own connection
+     * opens the file first and so serves it. H2 reads the property once, when it first loads: set it
+     * earlier ({@code -Dh2.bindAddress=…}) to choose another address.
      */
     static void serveH2OnLoopback(String url) {
         if (url.startsWith("jdbc:h2:") && System.getProperty("h2.bindAddress") == null) {
@@ -179,9 +173,10 @@ public final class Database implements AutoCloseable {
      * A broken connection is evicted by the pool instead, and its transaction fails as a whole.
      *
      * <p>Not {@code WRITE_DELAY=0} (nor a CHECKPOINT after each commit), though H2 writes a commit to
-     * the file up to half a second after answering it, so a killed serving process loses its last
-     * commits: either made H2 lose concurrent updates — 3 runs in 16 of the article's listings
-     * across two processes issued a number twice, against none in 12 without.
+     * the file up to half a second after answering it: either made H2 lose concurrent updates — 3
+     * runs in 16 of the article's listings across two processes issued a number twice, against none
+     * in 12 without. A shared file is served by a process of its own instead ({@link SharedH2File}),
+     * so that no application process killed takes answered commits with it.
      */
     static String h2Settings(String url) {
         if (!url.startsWith("jdbc:h2:")) {
@@ -300,7 +295,7 @@ public final class Database implements AutoCloseable {
         while (root.getCause() != null && root.getCause() != root) {
             root = root.getCause();
         }
-        return root.getMessage();
+        return root.getMessage() != null ? root.getMessage() : root.getClass().getSimpleName();
     }
 
     /** The current time by the engine's clock, to the microsecond every database here stores. */

@@ -2,6 +2,8 @@ package dev.turnstile.engine.db;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Path;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
@@ -20,5 +22,19 @@ class H2UrlSettingsTest {
                         "jdbc:h2:file:./x;AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000;OPTIMIZE_REUSE_RESULTS=FALSE");
         assertThat(Database.h2Settings("jdbc:postgresql://127.0.0.1:5432/test"))
                 .isEqualTo("jdbc:postgresql://127.0.0.1:5432/test");
+    }
+
+    @Test
+    void sharedFiles_areAutoServerUrlsOfFiles_resolvedToAbsolutePaths() {
+        Path here = Path.of("").toAbsolutePath();
+        assertThat(SharedH2File.fileOf("jdbc:h2:file:./data/x;AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000"))
+                .contains(here.resolve("data/x"));
+        assertThat(SharedH2File.fileOf("jdbc:h2:data/x;auto_server=true")).contains(here.resolve("data/x"));
+        assertThat(SharedH2File.fileOf("jdbc:h2:~/x;AUTO_SERVER=TRUE")).contains(Path.of(System.getProperty("user.home"), "x"));
+        assertThat(SharedH2File.fileOf("jdbc:h2:file:/abs/x;AUTO_SERVER=FALSE")).as("not shared").isEmpty();
+        assertThat(SharedH2File.fileOf("jdbc:h2:file:/abs/x")).as("one process alone").isEmpty();
+        assertThat(SharedH2File.fileOf("jdbc:h2:mem:x;AUTO_SERVER=TRUE")).as("in memory").isEmpty();
+        assertThat(SharedH2File.fileOf("jdbc:h2:tcp://host/x;AUTO_SERVER=TRUE")).as("a server's").isEmpty();
+        assertThat(SharedH2File.fileOf("jdbc:postgresql://127.0.0.1:5432/test")).isEmpty();
     }
 }

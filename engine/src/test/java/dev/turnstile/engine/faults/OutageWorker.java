@@ -1,9 +1,12 @@
 package dev.turnstile.engine.faults;
 
+import dev.turnstile.api.ChangeDispatcher;
+import dev.turnstile.api.ChangeFeed;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.DispatcherConfig;
 import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.Document;
 import dev.turnstile.api.EngineConfig;
@@ -11,6 +14,7 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.Locking;
 import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.QueuedChange;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.api.RetryPolicyConfig;
@@ -36,7 +40,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A child process that works until its parent says STOP, while the parent restarts the database
  * under it (or kills the process serving it). Arguments: URL USER PASSWORD KEYED PLAIN CREATE_CLASS
  * CREATE_DISPENSER LOCK_CLASS LOCK_ID SITE LOG_DIR WORKLOADS (comma-separated, of those below)
- * [PLAIN_STRATEGY, COMBINING if not given]. It runs, each in its own thread(s):
+ * [PLAIN_STRATEGY, COMBINING if not given] [FEED_CLIENT]. It runs, each in its own thread(s):
  * <ul>
  * <li>{@code keyed}: two threads taking numbers of KEYED with a request key each;</li>
  * <li>{@code plain}: two threads taking numbers of PLAIN without keys;</li>
@@ -44,7 +48,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * <li>{@code lock}: the cooperative lock of LOCK_ID, appending "START pid", "END pid" to
  *     LOG_DIR/lock.log while it holds it;</li>
  * <li>{@code tree}: exclusive tree locks on SITE or one of its two workshops, appending
- *     "startNanos endNanos pid path" to LOG_DIR/tree.log while it holds them.</li>
+ *     "startNanos endNanos pid path" to LOG_DIR/tree.log while it holds them;</li>
+ * <li>{@code feed}: a change dispatcher (serving every process's clients), and a thread reading the
+ *     QUEUE client FEED_CLIENT, appending the InvoiceNumber of every CREATE it receives to
+ *     LOG_DIR/FEED_CLIENT.log; on STOP it reads the client until nothing is pending.</li>
  * </ul>
  * Every success is printed as {@code OK workload epochMillis detail} (the number, for dispensers),
  * every failure that reached the caller as {@code FAIL workload code message}, and the step is
@@ -55,7 +62,9 @@ public final class OutageWorker {
     private static final AtomicBoolean stop = new AtomicBoolean();
 
     public static void main(String[] args) throws Exception {
+        Set<String> workloads = Set.of(args[11].split(","));
         EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2]).maxPoolSize(8)
+                .changesEnabled(workloads.contains("feed"))
                 .connectionTimeout(Duration.ofSeconds(2))
                 .retryPolicy("outage", RetryPolicyConfig.builder().maxAttempts(1_000_000).waitDuration(Duration.ofMillis(5))
                         .enableRandomizedWait(true).randomizedWaitFactor(0.8).maxTotalWait(Duration.ofSeconds(60))
@@ -67,7 +76,6 @@ public final class OutageWorker {
         try (ContentEngine engine = ContentEngine.open(config)) {
             RetryPolicy outage = engine.retryPolicies().get("outage");
             List<Thread> threads = new ArrayList<>();
-            Set<String> workloads = Set.of(args[11].split(","));
             ObjectStore os = engine.session("pid" + pid).objectStore();
             Dispenser keyed = engine.session("pid" + pid).dispensers().get(args[3]);
             Dispenser plain = engine.session("pid" + pid).dispensers().get(args[4], DispenserConfig.builder()
@@ -110,6 +118,28 @@ public final class OutageWorker {
                     return "" + i;
                 }));
             }
+            ChangeDispatcher dispatcher = null;
+            Runnable drain = () -> { };
+            if (workloads.contains("feed")) {
+                ChangeFeed feed = engine.changes();
+                String client = args[13];
+                Path received = logs.resolve(client + ".log");
+                dispatcher = feed.dispatcher(DispatcherConfig.builder().lease(Duration.ofSeconds(5)).build());
+                dispatcher.start();
+                threads.add(loop("feed", i -> {
+                    for (int n; !stop.get(); pause()) {
+                        if ((n = outage.call(() -> readOnce(feed, client, received))) > 0) {
+                            return "" + n;
+                        }
+                    }
+                    return "0";
+                }));
+                drain = () -> {
+                    while (outage.call(() -> readOnce(feed, client, received)) > 0 || outage.call(() -> feed.lag(client)).pending() > 0) {
+                        pause();
+                    }
+                };
+            }
             System.out.println("READY");
             System.out.flush();
             new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
@@ -117,8 +147,26 @@ public final class OutageWorker {
             for (Thread t : threads) {
                 t.join();
             }
+            drain.run();
+            if (dispatcher != null) {
+                dispatcher.stop();
+            }
             System.out.println("DONE");
         }
+    }
+
+    /** One poll of a QUEUE client: the InvoiceNumbers of what it brought appended to {@code log}, then acknowledged. */
+    private static int readOnce(ChangeFeed feed, String client, Path log) {
+        List<QueuedChange> got = feed.poll(client, 100);
+        StringBuilder lines = new StringBuilder();
+        for (QueuedChange q : got) {
+            lines.append(q.change().properties().get("InvoiceNumber").newValue()).append('\n');
+        }
+        if (!got.isEmpty()) {
+            append(log, lines.substring(0, lines.length() - 1));
+            feed.acknowledge(client, got.stream().map(QueuedChange::deliveryId).toList());
+        }
+        return got.size();
     }
 
     /** The details (numbers) of a workload's OK lines. */

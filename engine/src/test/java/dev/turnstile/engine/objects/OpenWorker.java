@@ -9,9 +9,8 @@ import java.nio.charset.StandardCharsets;
 
 /**
  * A child process that waits for GO, then opens an engine (creating the schema if it must),
- * defines a class, prints OPENED, and keeps the engine open until told to exit — with H2's
- * AUTO_SERVER the first process serves the file to the others, and its exit would cut their
- * in-flight transactions, which is not what this worker is about.
+ * defines a class, prints OPENED, and keeps the engine open until told to exit, so that every
+ * worker's opening overlaps the others'.
  */
 public final class OpenWorker {
     public static void main(String[] args) throws Exception {

@@ -1,0 +1,50 @@
+package dev.turnstile.engine.db;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import org.junit.jupiter.api.Test;
+
+import java.nio.file.Path;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.time.Duration;
+import java.util.UUID;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** One server per shared H2 file, and what an engine says when there cannot be one. */
+class SharedH2FileTest {
+    @Test
+    void twoEnginesOnOneFile_shareOneServer_andAHostConnectionReachesItToo() throws Exception {
+        Path file = Path.of("target", "h2", "shared-" + UUID.randomUUID()).toAbsolutePath();
+        EngineConfig config = EngineConfig.builder().jdbcUrl("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE").build();
+        try (ContentEngine first = ContentEngine.open(config)) {
+            long server = SharedH2File.serving(file).orElseThrow().pid();
+            assertThat(server).as("not this process").isNotEqualTo(ProcessHandle.current().pid());
+            try (ContentEngine second = ContentEngine.open(config);
+                 Connection host = DriverManager.getConnection(config.jdbcUrl(), "sa", "")) {
+                assertThat(SharedH2File.serving(file).orElseThrow().pid()).isEqualTo(server);
+                assertThat(((org.h2.jdbc.JdbcConnection) host).getSession()).as("the host's connection, remote")
+                        .isInstanceOf(org.h2.engine.SessionRemote.class);
+            }
+        }
+    }
+
+    @Test
+    void aFileThatAnotherProcessHoldsAlone_failsTheOpen_namingTheFileAndWhy() throws Exception {
+        Path file = Path.of("target", "h2", "held-" + UUID.randomUUID()).toAbsolutePath();
+        try (Connection alone = DriverManager.getConnection("jdbc:h2:file:" + file, "sa", "")) {
+            EngineConfig config = EngineConfig.builder().jdbcUrl("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE")
+                    .connectionTimeout(Duration.ofSeconds(1)).build();
+            assertThatThrownBy(() -> ContentEngine.open(config).close())
+                    .isInstanceOfSatisfying(EngineRuntimeException.class,
+                            e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_DATABASE_UNAVAILABLE))
+                    .hasMessageStartingWith("E_DATABASE_UNAVAILABLE: Cannot connect to jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE as sa: "
+                            + "The server process for " + file + " exited with 2: ")
+                    .hasMessageContaining("Database may be already in use");
+        }
+    }
+}
