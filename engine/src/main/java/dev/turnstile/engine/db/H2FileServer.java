@@ -3,11 +3,14 @@ package dev.turnstile.engine.db;
 import org.h2.tools.Server;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.channels.FileChannel;
 import java.nio.channels.FileLock;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
@@ -60,10 +63,19 @@ public final class H2FileServer {
         }
         SharedH2File.writeServerInfo(file, ProcessHandle.current(), tcp.getPort());
         log("serving " + file + " as process " + ProcessHandle.current().pid() + " on port " + tcp.getPort());
+        Object opened = identity(file);
         try (FileChannel starting = SharedH2File.openStartLock(file)) {
             long idleSince = System.nanoTime();
             while (true) {
-                Thread.sleep(1000);
+                Thread.sleep(250);
+                if (!opened.equals(identity(file))) {
+                    // Deleted (rm -rf of the data directory) or replaced: H2 would go on writing to
+                    // the deleted file, and new engines would reach it through the lock file that
+                    // H2 writes again — commits that vanish when this process ends. Nothing here
+                    // is worth writing: gone, at once.
+                    log(file + ".mv.db was deleted or replaced: stopping without writing");
+                    Runtime.getRuntime().halt(4);
+                }
                 if (otherSessions(own) > 0) {
                     idleSince = System.nanoTime();
                 } else if (System.nanoTime() - idleSince > IDLE.toNanos()) {
@@ -121,6 +133,16 @@ public final class H2FileServer {
              ResultSet r = s.executeQuery("SELECT COUNT(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE SESSION_ID <> SESSION_ID()")) {
             r.next();
             return r.getInt(1);
+        }
+    }
+
+    /** The data file's identity (device and inode on Linux), or "none" when it is gone. */
+    private static Object identity(Path file) {
+        try {
+            Object key = Files.readAttributes(Path.of(file + ".mv.db"), BasicFileAttributes.class).fileKey();
+            return key == null ? "unknown" : key;
+        } catch (IOException gone) {
+            return "none";
         }
     }
 

@@ -1,16 +1,20 @@
 package dev.turnstile.engine.db;
 
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import org.junit.jupiter.api.Test;
 
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.time.Duration;
+import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -30,6 +34,32 @@ class SharedH2FileTest {
                 assertThat(((org.h2.jdbc.JdbcConnection) host).getSession()).as("the host's connection, remote")
                         .isInstanceOf(org.h2.engine.SessionRemote.class);
             }
+        }
+    }
+
+    @Test
+    void aDeletedFile_isNotServedAnyMore_andTheNextEngineGetsANewDatabase() throws Exception {
+        Path dir = Path.of("target", "h2", "deleted-" + UUID.randomUUID()).toAbsolutePath();
+        Path file = dir.resolve("db");
+        EngineConfig config = EngineConfig.builder().jdbcUrl("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE").build();
+        ProcessHandle server;
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().create("gone",
+                    DispenserConfig.builder().build());
+            assertThat(engine.dispensers().get("gone").next()).isEqualTo(1);
+            server = ProcessHandle.of(SharedH2File.serving(file).orElseThrow().pid()).orElseThrow();
+        }
+        // rm -rf of the data directory while the server waits out its idle time: H2 would go on
+        // writing to the deleted file, and write its lock file again for the next engine to find.
+        try (var files = Files.walk(dir)) {
+            files.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+        // It notices within a second; its idle time (15 s from the close) would end it later than this.
+        server.onExit().get(H2FileServer.IDLE.toSeconds() - 5, TimeUnit.SECONDS);
+        try (ContentEngine engine = ContentEngine.open(config)) {
+            assertThatThrownBy(() -> engine.dispensers().get("gone").next()).as("the deleted database's dispenser")
+                    .isInstanceOfSatisfying(EngineRuntimeException.class,
+                            e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND));
         }
     }
 
