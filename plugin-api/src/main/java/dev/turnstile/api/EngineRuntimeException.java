@@ -139,10 +139,17 @@ public class EngineRuntimeException extends RuntimeException {
                 + " is no longer held; it expired at " + expiredAt + " or was released");
     }
 
+    /**
+     * A configuration error naming file, key path, value and rule — but never the value of a key
+     * that looks secret ({@code password}, a typo of it, {@code secret}, {@code token} …).
+     */
     public static EngineRuntimeException configInvalid(String source, String keyPath, Object value, String rule) {
-        return of(ExceptionCode.E_CONFIG_INVALID,
-                source + ": " + keyPath + " = " + describe(value) + ": " + rule);
+        return of(ExceptionCode.E_CONFIG_INVALID, source + ": " + keyPath + " = "
+                + (SECRET_KEY.matcher(keyPath).find() && value != null ? "(hidden)" : describe(value)) + ": " + rule);
     }
+
+    private static final java.util.regex.Pattern SECRET_KEY =
+            java.util.regex.Pattern.compile("(?i)(pass|pasw|pwd|secret|token|credential|private|api.?key)");
 
     /** The object a failure is about, if it is an engine failure about one. */
     static UUID objectIdOf(Throwable t) {

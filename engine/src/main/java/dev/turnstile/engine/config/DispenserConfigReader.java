@@ -48,8 +48,8 @@ final class DispenserConfigReader {
                         case "lockTimeoutSeconds" -> b.lockTimeoutSeconds(Integer.parseInt(text));
                         case "maxBlock" -> b.maxBlock(Integer.parseInt(text));
                         case "requestKeyRetention" -> b.requestKeyRetention(Durations.parse(text));
-                        case "format" -> b.format(text);
-                        case "retryPolicy" -> b.retryPolicy(text);
+                        case "format" -> b.format(EngineConfigFile.text(source, key, field.getValue()));
+                        case "retryPolicy" -> b.retryPolicy(EngineConfigFile.text(source, key, field.getValue()));
                         default -> throw EngineRuntimeException.configInvalid(source, key, text,
                                 "unknown key; known keys are " + KEYS.stream().sorted().toList());
                     }

@@ -1,24 +1,17 @@
 package dev.turnstile.engine.config;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.MappingIterator;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.dataformat.javaprop.JavaPropsMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.turnstile.api.EditLockConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.RetryPolicyConfig;
 
-import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.UnaryOperator;
 
 /**
  * Reads {@code turnstile.yaml} into an {@link EngineConfig}. Every key is checked: an unknown key or
@@ -26,10 +19,6 @@ import java.util.Set;
  * typo never silently falls back to a default. The keys are listed in {@code turnstile-reference.yaml}.
  */
 public final class EngineConfigFile {
-    /** Duplicate keys (whole sections too) are refused: with them the last one silently won. */
-    private static final ObjectMapper YAML = new ObjectMapper(new YAMLFactory())
-            .enable(JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
-    private static final ObjectMapper PROPERTIES = new JavaPropsMapper();
     private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers", "treeLocks", "changes", "editLocks");
     private static final Set<String> DISPENSERS = Set.of("adminRole", "series");
     private static final Set<String> LOCKS = Set.of("breakerRole");
@@ -41,8 +30,13 @@ public final class EngineConfigFile {
     }
 
     public static EngineConfig read(Path file) {
+        return read(file, System::getenv);
+    }
+
+    /** With {@code env} standing for the environment ({@code ${NAME}} in values). */
+    static EngineConfig read(Path file, UnaryOperator<String> env) {
         String source = file.toString();
-        JsonNode root = parse(file, YAML, "YAML");
+        JsonNode root = ConfigText.read(file, env);
         EngineConfig.Builder builder = EngineConfig.builder().source(source);
         if (root == null || root.isMissingNode() || root.isNull() || (root.isObject() && root.isEmpty())) {
             // A truncated production file must not quietly open the built-in defaults: a brand-new H2
@@ -140,7 +134,7 @@ public final class EngineConfigFile {
             if (retry.has("policyFile")) {
                 String name = text(source, "retry.policyFile", retry.get("policyFile"));
                 Path policyFile = file.toAbsolutePath().getParent().resolve(name);
-                readPolicyFile(policyFile).forEach((policy, config) -> {
+                readPolicyFile(policyFile, env).forEach((policy, config) -> {
                     if (policies.putIfAbsent(policy, config) != null) {
                         throw EngineRuntimeException.configInvalid(policyFile.toString(), "instances." + policy, policy,
                                 "also defined in " + source);
@@ -158,12 +152,16 @@ public final class EngineConfigFile {
      * Spring Boot file.
      */
     public static Map<String, RetryPolicyConfig> readPolicyFile(Path file) {
+        return readPolicyFile(file, System::getenv);
+    }
+
+    private static Map<String, RetryPolicyConfig> readPolicyFile(Path file, UnaryOperator<String> env) {
         String name = file.getFileName().toString();
         boolean properties = name.endsWith(".properties");
         if (!properties && !name.endsWith(".yaml") && !name.endsWith(".yml")) {
             throw EngineRuntimeException.configInvalid(file.toString(), "(file)", name, "a policy file ends in .yaml, .yml or .properties");
         }
-        JsonNode root = parse(file, properties ? PROPERTIES : YAML, properties ? "properties" : "YAML");
+        JsonNode root = ConfigText.read(file, env);
         if (root == null || root.isMissingNode() || root.isNull()) {
             return Map.of();
         }
@@ -177,21 +175,6 @@ public final class EngineConfigFile {
         return RetryPolicyReader.read(file.toString(), prefix, root);
     }
 
-    private static JsonNode parse(Path file, ObjectMapper mapper, String format) {
-        try (MappingIterator<JsonNode> documents = mapper.readerFor(JsonNode.class).readValues(Files.readString(file))) {
-            JsonNode first = documents.hasNextValue() ? documents.nextValue() : null;
-            if (documents.hasNextValue()) {
-                throw EngineRuntimeException.configInvalid(file.toString(), "(file)", "a second document after ---",
-                        "one document only: what follows the first would be ignored");
-            }
-            return first;
-        } catch (JsonProcessingException e) {
-            throw EngineRuntimeException.configInvalid(file.toString(), "(file)", e.getOriginalMessage(), "not valid " + format);
-        } catch (IOException e) {
-            throw EngineRuntimeException.configInvalid(file.toString(), "(file)", e.toString(), "cannot be read");
-        }
-    }
-
     private static void requireObject(String source, String path, JsonNode node) {
         if (!node.isObject()) {
             throw EngineRuntimeException.configInvalid(source, path, node.toString(), "must be a mapping of keys");
@@ -202,10 +185,15 @@ public final class EngineConfigFile {
         for (Map.Entry<String, JsonNode> entry : node.properties()) {
             String key = entry.getKey();
             if (!allowed.contains(key)) {
-                throw EngineRuntimeException.configInvalid(source, prefix + key, node.get(key).asText(),
+                throw EngineRuntimeException.configInvalid(source, prefix + key, shown(node.get(key)),
                         "unknown key; known keys here are " + allowed.stream().sorted().toList());
             }
         }
+    }
+
+    /** A value as an error shows it: a scalar's text, a list's or mapping's JSON (asText gave ""). */
+    static String shown(JsonNode node) {
+        return node.isValueNode() ? node.asText() : node.toString();
     }
 
     /** One resource type with the paper's keys; heartbeat and timeout in milliseconds (as the paper) or as durations. */
@@ -255,10 +243,15 @@ public final class EngineConfigFile {
         return d;
     }
 
-    private static String text(String source, String path, JsonNode node) {
-        if (!node.isValueNode() || node.isNull()) {
-            throw EngineRuntimeException.configInvalid(source, path, node.toString(), "must be a text value");
+    /** Text as written: an unquoted value YAML reads as a number or a boolean (0123 as 83, on as true) is refused. */
+    static String text(String source, String path, JsonNode node) {
+        if (node.isTextual()) {
+            return node.asText();
         }
-        return node.asText();
+        if (node.isNumber() || node.isBoolean()) {
+            throw EngineRuntimeException.configInvalid(source, path, node.asText(), "must be text, and YAML reads this unquoted"
+                    + " value as " + (node.isBoolean() ? "the boolean " : "the number ") + node.asText() + ": put it in quotes");
+        }
+        throw EngineRuntimeException.configInvalid(source, path, node.toString(), "must be a text value");
     }
 }

@@ -5,12 +5,12 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.RetryPolicies;
 import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.engine.retry.FailureMatcher;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumSet;
-import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -27,6 +27,8 @@ final class RetryPolicyReader {
     static final Set<String> KEYS = Set.of("baseConfig", "maxAttempts", "waitDuration", "enableExponentialBackoff",
             "exponentialBackoffMultiplier", "exponentialMaxWaitDuration", "enableRandomizedWait", "randomizedWaitFactor",
             "retryExceptions", "ignoreExceptions", "retryCodes", "ignoreCodes", "maxTotalWait");
+
+    static final int MAX_CHAIN = 32;
 
     private final String source;
     private final String prefix;
@@ -65,7 +67,7 @@ final class RetryPolicyReader {
             for (Map.Entry<String, JsonNode> field : e.getValue().properties()) {
                 String key = field.getKey();
                 if (!KEYS.contains(key)) {
-                    throw invalid(path + "." + key, e.getValue().get(key).asText(),
+                    throw invalid(path + "." + key, EngineConfigFile.shown(e.getValue().get(key)),
                             "unknown key; known keys are " + KEYS.stream().sorted().toList());
                 }
             }
@@ -76,7 +78,7 @@ final class RetryPolicyReader {
     private Map<String, RetryPolicyConfig> resolveAll() {
         Map<String, RetryPolicyConfig> policies = new LinkedHashMap<>();
         for (String name : configs.keySet()) {
-            resolveConfig(name, new HashSet<>());
+            resolveConfig(name, new LinkedHashSet<>());
         }
         instances.forEach((name, node) -> {
             String path = "instances." + name;
@@ -95,10 +97,18 @@ final class RetryPolicyReader {
         if (done != null) {
             return done;
         }
-        String path = "configs." + name;
-        if (!visiting.add(name)) {
-            throw invalid(path + ".baseConfig", name, "baseConfig inheritance loops back to " + name);
+        if (visiting.contains(name)) {
+            String first = visiting.iterator().next();
+            throw invalid("configs." + first + ".baseConfig", String.join(" → ", visiting) + " → " + name,
+                    "baseConfig inheritance loops");
         }
+        if (visiting.size() == MAX_CHAIN) {
+            String first = visiting.iterator().next();
+            throw invalid("configs." + first + ".baseConfig", first + " → … (" + MAX_CHAIN + " configs)",
+                    "a baseConfig chain is at most " + MAX_CHAIN + " configs long");
+        }
+        visiting.add(name);
+        String path = "configs." + name;
         JsonNode node = configs.get(name);
         RetryPolicyConfig base = RetryPolicyConfig.ofDefaults();
         if (node.has("baseConfig")) {
@@ -138,8 +148,8 @@ final class RetryPolicyReader {
                     case "enableRandomizedWait" -> b.enableRandomizedWait(bool(key, v));
                     case "exponentialBackoffMultiplier" -> b.exponentialBackoffMultiplier(number(key, v));
                     case "randomizedWaitFactor" -> b.randomizedWaitFactor(number(key, v));
-                    case "retryExceptions" -> b.retryExceptions(new LinkedHashSet<>(list(key, v)));
-                    case "ignoreExceptions" -> b.ignoreExceptions(new LinkedHashSet<>(list(key, v)));
+                    case "retryExceptions" -> b.retryExceptions(exceptionClasses(key, v));
+                    case "ignoreExceptions" -> b.ignoreExceptions(exceptionClasses(key, v));
                     case "retryCodes" -> b.retryCodes(codes(key, v));
                     case "ignoreCodes" -> b.ignoreCodes(codes(key, v));
                     default -> { } // baseConfig, applied by the caller
@@ -148,7 +158,7 @@ final class RetryPolicyReader {
                 if (bad.getExceptionCode() == ExceptionCode.E_CONFIG_INVALID) {
                     throw bad;
                 }
-                throw invalid(key, v.asText(), Refusals.ruleOf(bad));
+                throw invalid(key, EngineConfigFile.shown(v), Refusals.ruleOf(bad));
             }
         }
         try {
@@ -200,6 +210,18 @@ final class RetryPolicyReader {
             throw invalid(key, v.toString(), "must be a list");
         }
         return items;
+    }
+
+    /** Checked here, so that a bad name is reported against this file (at the open it was against turnstile.yaml). */
+    private Set<String> exceptionClasses(String key, JsonNode v) {
+        Set<String> names = new LinkedHashSet<>(list(key, v));
+        for (String name : names) {
+            String refusal = FailureMatcher.refusalOf(name);
+            if (refusal != null) {
+                throw invalid(key, name, refusal);
+            }
+        }
+        return names;
     }
 
     private Set<ExceptionCode> codes(String key, JsonNode v) {

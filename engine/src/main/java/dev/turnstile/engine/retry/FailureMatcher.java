@@ -13,7 +13,7 @@ import java.util.Set;
  * so an optimistic-lock failure wrapped by Hibernate or Jakarta (a RollbackException around it)
  * matches as its cause would. An ignored code or class wins over a retried one.
  */
-final class FailureMatcher {
+public final class FailureMatcher {
     private final Set<ExceptionCode> retryCodes;
     private final Set<ExceptionCode> ignoreCodes;
     private final List<Class<?>> retryClasses;
@@ -35,20 +35,30 @@ final class FailureMatcher {
     private static List<Class<?>> resolve(String policy, String source, String key, Set<String> names) {
         List<Class<?>> classes = new ArrayList<>();
         for (String name : names) {
-            Class<?> c;
-            try {
-                c = Class.forName(name, false, FailureMatcher.class.getClassLoader());
-            } catch (ClassNotFoundException e) {
-                throw EngineRuntimeException.configInvalid(source, "retry.instances." + policy + "." + key, name,
-                        "no such exception class");
+            String refusal = refusalOf(name);
+            if (refusal != null) {
+                throw EngineRuntimeException.configInvalid(source, "retry.instances." + policy + "." + key, name, refusal);
             }
-            if (!Throwable.class.isAssignableFrom(c)) {
-                throw EngineRuntimeException.configInvalid(source, "retry.instances." + policy + "." + key, name,
-                        "not an exception class");
-            }
-            classes.add(c);
+            classes.add(load(name));
         }
         return classes;
+    }
+
+    /** Why {@code name} cannot be a retried or ignored exception class, or null if it can. */
+    public static String refusalOf(String name) {
+        try {
+            return Throwable.class.isAssignableFrom(load(name)) ? null : "not an exception class";
+        } catch (IllegalArgumentException e) {
+            return "no such exception class";
+        }
+    }
+
+    private static Class<?> load(String name) {
+        try {
+            return Class.forName(name, false, FailureMatcher.class.getClassLoader());
+        } catch (ClassNotFoundException | LinkageError e) {
+            throw new IllegalArgumentException(name, e);
+        }
     }
 
     boolean isRetried(Throwable failure) {

@@ -135,7 +135,8 @@ class RetryPolicyFileTest {
                     a: {baseConfig: b}
                     b: {baseConfig: a}
                 """);
-        assertThatThrownBy(() -> EngineConfigFile.read(file)).hasMessageContaining("baseConfig inheritance loops back to a");
+        assertThatThrownBy(() -> EngineConfigFile.read(file)).hasMessage("E_CONFIG_INVALID: " + file
+                + ": retry.configs.a.baseConfig = \"a → b → a\": baseConfig inheritance loops");
     }
 
     @Test

@@ -1,0 +1,181 @@
+package dev.turnstile.engine.config;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadConstraints;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.MappingIterator;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import com.fasterxml.jackson.databind.node.TextNode;
+import com.fasterxml.jackson.dataformat.javaprop.JavaPropsMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.turnstile.api.EngineRuntimeException;
+import org.yaml.snakeyaml.LoaderOptions;
+import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.events.AliasEvent;
+import org.yaml.snakeyaml.events.Event;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.StringReader;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
+import java.nio.file.Path;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Properties;
+import java.util.function.UnaryOperator;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A configuration file read into a tree, refusing what would otherwise hang, crash or be misread:
+ * anything but a regular file (a named pipe blocked the open forever), more than {@link #MAX_BYTES}
+ * (a 10 MB string took 36 s of CPU to refuse), text that is not UTF-8, nesting deeper than
+ * {@link #MAX_DEPTH}, duplicate keys (the last one silently won), a second YAML document (it was
+ * ignored) and YAML aliases (they were read as their anchor's name). Text values then have
+ * {@code ${NAME}} and {@code ${NAME:-default}} replaced from the environment, so that secrets stay
+ * out of files; {@code $${} is a literal {@code ${}.
+ */
+final class ConfigText {
+    static final int MAX_BYTES = 1 << 20;
+    static final int MAX_DEPTH = 32;
+    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
+            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build()).build())
+            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    private static final JavaPropsMapper PROPERTIES = new JavaPropsMapper();
+    private static final Pattern VARIABLE = Pattern.compile("\\$\\$\\{|\\$\\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?}|\\$\\{");
+
+    private ConfigText() {
+    }
+
+    /** The file's tree (null when it holds nothing), with environment variables replaced through {@code env}. */
+    static JsonNode read(Path file, UnaryOperator<String> env) {
+        String source = file.toString();
+        boolean properties = file.getFileName().toString().endsWith(".properties");
+        String text = text(file);
+        JsonNode root = properties ? properties(source, text) : yaml(source, text);
+        return root == null ? null : substitute(source, "", root, env);
+    }
+
+    private static String text(Path file) {
+        String source = file.toString();
+        if (Files.exists(file) && !Files.isRegularFile(file)) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", source,
+                    "not a regular file (a directory, pipe or device): a configuration file is read whole");
+        }
+        byte[] bytes;
+        try (InputStream in = Files.newInputStream(file)) {
+            bytes = in.readNBytes(MAX_BYTES + 1);
+        } catch (NoSuchFileException e) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", source, "cannot be read: no such file");
+        } catch (IOException e) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", e.toString(), "cannot be read");
+        }
+        if (bytes.length > MAX_BYTES) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", "more than " + MAX_BYTES + " bytes",
+                    "larger than 1 MiB: not a configuration file");
+        }
+        try {
+            return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
+                    .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
+        } catch (CharacterCodingException e) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", e.toString(), "not UTF-8 text; save the file as UTF-8");
+        }
+    }
+
+    private static JsonNode yaml(String source, String text) {
+        JsonNode first;
+        try (MappingIterator<JsonNode> documents = YAML.readerFor(JsonNode.class).readValues(text)) {
+            first = documents.hasNextValue() ? documents.nextValue() : null;
+            if (documents.hasNextValue()) {
+                throw EngineRuntimeException.configInvalid(source, "(file)", "a second document after ---",
+                        "one document only: what follows the first would be ignored");
+            }
+        } catch (JsonProcessingException e) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", e.getOriginalMessage(), "not valid YAML");
+        } catch (IOException e) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", e.toString(), "cannot be read");
+        }
+        // Valid YAML by now; its events name any alias (the tree does not: it holds the anchor's name).
+        LoaderOptions options = new LoaderOptions();
+        options.setNestingDepthLimit(MAX_DEPTH + 1);
+        for (Event e : new Yaml(options).parse(new StringReader(text))) {
+            if (e instanceof AliasEvent alias) {
+                throw EngineRuntimeException.configInvalid(source, "(file)",
+                        "*" + alias.getAnchor() + " at line " + (alias.getStartMark().getLine() + 1),
+                        "YAML aliases are not read: write the value out");
+            }
+        }
+        return first;
+    }
+
+    private static JsonNode properties(String source, String text) {
+        Properties read = new Properties() {
+            @Override
+            public synchronized Object put(Object key, Object value) {
+                String k = key.toString();
+                if (containsKey(key)) {
+                    throw EngineRuntimeException.configInvalid(source, k, value,
+                            "the key is set twice in the file; the last one would silently win");
+                }
+                if (k.split("\\.").length > MAX_DEPTH) {
+                    throw EngineRuntimeException.configInvalid(source, k.substring(0, Math.min(k.length(), 80)) + "…", value,
+                            "more than " + MAX_DEPTH + " levels of keys");
+                }
+                return super.put(key, value);
+            }
+        };
+        try {
+            read.load(new StringReader(text));
+            return read.isEmpty() ? null : PROPERTIES.readPropertiesAs(read, JsonNode.class);
+        } catch (IOException | IllegalArgumentException e) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", e.getMessage(), "not valid properties");
+        }
+    }
+
+    private static JsonNode substitute(String source, String path, JsonNode node, UnaryOperator<String> env) {
+        if (node instanceof ObjectNode object) {
+            for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
+                Map.Entry<String, JsonNode> e = it.next();
+                e.setValue(substitute(source, path.isEmpty() ? e.getKey() : path + "." + e.getKey(), e.getValue(), env));
+            }
+        } else if (node instanceof ArrayNode array) {
+            for (int i = 0; i < array.size(); i++) {
+                array.set(i, substitute(source, path + "[" + i + "]", array.get(i), env));
+            }
+        } else if (node.isTextual() && node.asText().contains("${")) {
+            return TextNode.valueOf(expand(source, path, node.asText(), env));
+        }
+        return node;
+    }
+
+    private static String expand(String source, String path, String text, UnaryOperator<String> env) {
+        Matcher m = VARIABLE.matcher(text);
+        StringBuilder out = new StringBuilder();
+        while (m.find()) {
+            String replacement;
+            if (m.group().equals("$${")) {
+                replacement = "${";
+            } else if (m.group(1) == null) {
+                throw EngineRuntimeException.configInvalid(source, path, text,
+                        "${ without a variable name and }: write ${NAME} or ${NAME:-default}, or $${ for the text ${");
+            } else {
+                String value = env.apply(m.group(1));
+                if (value == null && m.group(2) == null) {
+                    throw EngineRuntimeException.configInvalid(source, path, text,
+                            "the environment variable " + m.group(1) + " is not set (give a default: ${" + m.group(1) + ":-…})");
+                }
+                replacement = value != null ? value : m.group(3);
+            }
+            m.appendReplacement(out, Matcher.quoteReplacement(replacement));
+        }
+        m.appendTail(out);
+        return out.toString();
+    }
+}
