@@ -42,6 +42,7 @@ final class DefaultContentEngine implements ContentEngine {
             throw EngineRuntimeException.configInvalid(config.source(), "treeLocks.retryPolicy", config.treeLockRetryPolicy(),
                     "no such retry policy; known policies are " + retryPolicies.names());
         }
+        DispenserServices.checkConfigured(config.source(), config.dispensers(), retryPolicies.names());
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
         entities.addAll(DispenserServices.ENTITIES);
         entities.addAll(DefaultTreeLocks.ENTITIES);

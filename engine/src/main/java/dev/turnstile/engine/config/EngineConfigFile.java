@@ -8,8 +8,10 @@ import dev.turnstile.api.RetryPolicyConfig;
 
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.function.UnaryOperator;
 
@@ -130,17 +132,12 @@ public final class EngineConfigFile {
         if (retry != null) {
             requireObject(source, "retry", retry);
             checkKeys(source, "retry.", retry, RETRY);
-            Map<String, RetryPolicyConfig> policies = new LinkedHashMap<>(RetryPolicyReader.read(source, "retry.", retry));
+            List<RetryPolicyReader.Part> parts = new ArrayList<>(List.of(new RetryPolicyReader.Part(source, "retry.", retry)));
             if (retry.has("policyFile")) {
                 String name = text(source, "retry.policyFile", retry.get("policyFile"));
-                Path policyFile = file.toAbsolutePath().getParent().resolve(name);
-                readPolicyFile(policyFile, env).forEach((policy, config) -> {
-                    if (policies.putIfAbsent(policy, config) != null) {
-                        throw EngineRuntimeException.configInvalid(policyFile.toString(), "instances." + policy, policy,
-                                "also defined in " + source);
-                    }
-                });
+                policyFile(file.toAbsolutePath().getParent().resolve(name), env).ifPresent(parts::add);
             }
+            Map<String, RetryPolicyConfig> policies = RetryPolicyReader.read(parts);
             builder.retryPolicies(policies);
         }
         return builder.build();
@@ -156,6 +153,10 @@ public final class EngineConfigFile {
     }
 
     private static Map<String, RetryPolicyConfig> readPolicyFile(Path file, UnaryOperator<String> env) {
+        return RetryPolicyReader.read(policyFile(file, env).map(List::of).orElse(List.of()));
+    }
+
+    private static Optional<RetryPolicyReader.Part> policyFile(Path file, UnaryOperator<String> env) {
         String name = file.getFileName().toString();
         boolean properties = name.endsWith(".properties");
         if (!properties && !name.endsWith(".yaml") && !name.endsWith(".yml")) {
@@ -163,7 +164,7 @@ public final class EngineConfigFile {
         }
         JsonNode root = ConfigText.read(file, env);
         if (root == null || root.isMissingNode() || root.isNull()) {
-            return Map.of();
+            return Optional.empty();
         }
         String prefix = "";
         if (root.has("resilience4j")) {
@@ -172,7 +173,7 @@ public final class EngineConfigFile {
         }
         requireObject(file.toString(), prefix.isEmpty() ? "(root)" : prefix, root);
         checkKeys(file.toString(), prefix, root, Set.of("configs", "instances"));
-        return RetryPolicyReader.read(file.toString(), prefix, root);
+        return Optional.of(new RetryPolicyReader.Part(file.toString(), prefix, root));
     }
 
     private static void requireObject(String source, String path, JsonNode node) {

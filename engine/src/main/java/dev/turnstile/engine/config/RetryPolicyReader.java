@@ -20,8 +20,11 @@ import java.util.Set;
 /**
  * Reads retry policies written with Resilience4j's key names: {@code configs.<name>} are templates,
  * {@code instances.<name>} are the policies, each may name a {@code baseConfig} to start from, and
- * an instance without one starts from {@code configs.default} when there is one. Every key and
- * value is checked; an error names the source, the key path and the value.
+ * an instance without one starts from {@code configs.default} when there is one. The parts (the
+ * {@code retry} section of turnstile.yaml and its policy file) are one set of names: an instance
+ * may start from a config of either file, {@code configs.default} is the base of the instances of
+ * both, and a name defined in both is refused. Every key and value is checked; an error names the
+ * file, the key path and the value.
  */
 final class RetryPolicyReader {
     static final Set<String> KEYS = Set.of("baseConfig", "maxAttempts", "waitDuration", "enableExponentialBackoff",
@@ -30,22 +33,56 @@ final class RetryPolicyReader {
 
     static final int MAX_CHAIN = 32;
 
+    /** One file's policies: {@code node} holds {@code configs} and/or {@code instances}; {@code prefix} is its key path. */
+    record Part(String source, String prefix, JsonNode node) {
+    }
+
     private final String source;
     private final String prefix;
     private final Map<String, JsonNode> configs = new LinkedHashMap<>();
     private final Map<String, JsonNode> instances = new LinkedHashMap<>();
-    private final Map<String, RetryPolicyConfig> resolvedConfigs = new LinkedHashMap<>();
+    /** Shared by the parts of one read: which part defines each config, and the configs resolved so far. */
+    private Map<String, RetryPolicyReader> owners;
+    private Map<String, RetryPolicyConfig> resolvedConfigs;
 
-    /** {@code node} holds {@code configs} and/or {@code instances}; {@code prefix} is its key path for messages. */
-    private RetryPolicyReader(String source, String prefix, JsonNode node) {
-        this.source = source;
-        this.prefix = prefix;
-        collect(node, "configs", configs);
-        collect(node, "instances", instances);
+    private RetryPolicyReader(Part part) {
+        this.source = part.source();
+        this.prefix = part.prefix();
+        collect(part.node(), "configs", configs);
+        collect(part.node(), "instances", instances);
     }
 
-    static Map<String, RetryPolicyConfig> read(String source, String prefix, JsonNode node) {
-        return new RetryPolicyReader(source, prefix, node).resolveAll();
+    static Map<String, RetryPolicyConfig> read(List<Part> parts) {
+        List<RetryPolicyReader> readers = parts.stream().map(RetryPolicyReader::new).toList();
+        Map<String, RetryPolicyReader> owners = new LinkedHashMap<>();
+        Map<String, RetryPolicyReader> instanceOwners = new LinkedHashMap<>();
+        Map<String, RetryPolicyConfig> resolved = new LinkedHashMap<>();
+        for (RetryPolicyReader reader : readers) {
+            reader.owners = owners;
+            reader.resolvedConfigs = resolved;
+            reader.claim("configs", reader.configs.keySet(), owners);
+            reader.claim("instances", reader.instances.keySet(), instanceOwners);
+        }
+        for (RetryPolicyReader reader : readers) {
+            for (String name : reader.configs.keySet()) {
+                reader.resolveConfig(name, new LinkedHashSet<>());
+            }
+        }
+        Map<String, RetryPolicyConfig> policies = new LinkedHashMap<>();
+        readers.forEach(reader -> reader.resolveInstances(policies));
+        if (!policies.containsKey(RetryPolicies.DEFAULT) && resolved.containsKey(RetryPolicies.DEFAULT)) {
+            policies.put(RetryPolicies.DEFAULT, resolved.get(RetryPolicies.DEFAULT));
+        }
+        return policies;
+    }
+
+    private void claim(String section, Set<String> names, Map<String, RetryPolicyReader> owners) {
+        for (String name : names) {
+            RetryPolicyReader first = owners.putIfAbsent(name, this);
+            if (first != null) {
+                throw invalid(section + "." + name, name, "also defined in " + first.source);
+            }
+        }
     }
 
     private void collect(JsonNode node, String section, Map<String, JsonNode> into) {
@@ -75,21 +112,13 @@ final class RetryPolicyReader {
         });
     }
 
-    private Map<String, RetryPolicyConfig> resolveAll() {
-        Map<String, RetryPolicyConfig> policies = new LinkedHashMap<>();
-        for (String name : configs.keySet()) {
-            resolveConfig(name, new LinkedHashSet<>());
-        }
+    private void resolveInstances(Map<String, RetryPolicyConfig> policies) {
         instances.forEach((name, node) -> {
             String path = "instances." + name;
             RetryPolicyConfig base = node.has("baseConfig") ? baseConfig(path, node.get("baseConfig"))
                     : resolvedConfigs.getOrDefault(RetryPolicies.DEFAULT, RetryPolicyConfig.ofDefaults());
             policies.put(name, apply(path, node, base));
         });
-        if (!policies.containsKey(RetryPolicies.DEFAULT) && resolvedConfigs.containsKey(RetryPolicies.DEFAULT)) {
-            policies.put(RetryPolicies.DEFAULT, resolvedConfigs.get(RetryPolicies.DEFAULT));
-        }
-        return policies;
     }
 
     private RetryPolicyConfig resolveConfig(String name, Set<String> visiting) {
@@ -113,10 +142,11 @@ final class RetryPolicyReader {
         RetryPolicyConfig base = RetryPolicyConfig.ofDefaults();
         if (node.has("baseConfig")) {
             String baseName = node.get("baseConfig").asText();
-            if (!configs.containsKey(baseName)) {
-                throw invalid(path + ".baseConfig", baseName, "no such config; known configs are " + configs.keySet());
+            RetryPolicyReader owner = owners.get(baseName);
+            if (owner == null) {
+                throw invalid(path + ".baseConfig", baseName, "no such config; known configs are " + owners.keySet());
             }
-            base = resolveConfig(baseName, visiting);
+            base = owner.resolveConfig(baseName, visiting);
         }
         RetryPolicyConfig resolved = apply(path, node, base);
         resolvedConfigs.put(name, resolved);
@@ -127,7 +157,7 @@ final class RetryPolicyReader {
         String baseName = value.asText();
         RetryPolicyConfig base = resolvedConfigs.get(baseName);
         if (base == null) {
-            throw invalid(path + ".baseConfig", baseName, "no such config; known configs are " + configs.keySet());
+            throw invalid(path + ".baseConfig", baseName, "no such config; known configs are " + owners.keySet());
         }
         return base;
     }

@@ -31,6 +31,11 @@ final class DispenserFormat {
      * INV-000001 each January. Errors name the dispenser, the pattern and what is wrong.
      */
     static DispenserFormat parse(String dispenser, String pattern, ResetPeriod reset) {
+        return parse(pattern, reset, (p, rule) -> EngineRuntimeException.badArgument("format of dispenser " + dispenser, p, rule));
+    }
+
+    /** The same, with {@code bad} making the error of a bad pattern from the pattern and the rule it breaks. */
+    static DispenserFormat parse(String pattern, ResetPeriod reset, BiFunction<String, String, RuntimeException> bad) {
         if (pattern == null) {
             return new DispenserFormat(List.of((n, d) -> Long.toString(n)));
         }
@@ -40,7 +45,7 @@ final class DispenserFormat {
         int sequences = 0;
         while (m.find()) {
             String literal = pattern.substring(at, m.start());
-            checkLiteral(dispenser, pattern, literal);
+            checkLiteral(bad, pattern, literal);
             if (!literal.isEmpty()) {
                 parts.add((n, d) -> literal);
             }
@@ -51,19 +56,19 @@ final class DispenserFormat {
                 case "MM" -> parts.add((n, d) -> String.format("%02d", d.getMonthValue()));
                 case "dd" -> parts.add((n, d) -> String.format("%02d", d.getDayOfMonth()));
                 default -> {
-                    parts.add(sequence(dispenser, pattern, field));
+                    parts.add(sequence(bad, pattern, field));
                     sequences++;
                 }
             }
             at = m.end();
         }
         String tail = pattern.substring(at);
-        checkLiteral(dispenser, pattern, tail);
+        checkLiteral(bad, pattern, tail);
         if (!tail.isEmpty()) {
             parts.add((n, d) -> tail);
         }
         if (sequences != 1) {
-            throw bad(dispenser, pattern, "must contain {seq} or {seq:N} exactly once");
+            throw bad.apply(pattern, "must contain {seq} or {seq:N} exactly once");
         }
         boolean year = pattern.contains("{yyyy}") || pattern.contains("{yy}");
         String missing = switch (reset) {
@@ -74,13 +79,14 @@ final class DispenserFormat {
                     : "the year ({yyyy} or {yy}), {MM} and {dd}";
         };
         if (missing != null) {
-            throw bad(dispenser, pattern, "the series restarts " + reset.name().toLowerCase(java.util.Locale.ROOT)
+            throw bad.apply(pattern, "the series restarts " + reset.name().toLowerCase(java.util.Locale.ROOT)
                     + ", so the format must contain " + missing + " or its numbers repeat from one period to the next");
         }
         return new DispenserFormat(parts);
     }
 
-    private static BiFunction<Long, LocalDate, String> sequence(String dispenser, String pattern, String field) {
+    private static BiFunction<Long, LocalDate, String> sequence(BiFunction<String, String, RuntimeException> bad, String pattern,
+            String field) {
         if (field.equals("seq")) {
             return (n, d) -> Long.toString(n);
         }
@@ -90,17 +96,13 @@ final class DispenserFormat {
                 return (n, d) -> String.format("%0" + width + "d", n);
             }
         }
-        throw bad(dispenser, pattern, "unknown field {" + field + "}; fields are " + FIELDS + " (N from 1 to 19)");
+        throw bad.apply(pattern, "unknown field {" + field + "}; fields are " + FIELDS + " (N from 1 to 19)");
     }
 
-    private static void checkLiteral(String dispenser, String pattern, String literal) {
+    private static void checkLiteral(BiFunction<String, String, RuntimeException> bad, String pattern, String literal) {
         if (literal.indexOf('{') >= 0 || literal.indexOf('}') >= 0) {
-            throw bad(dispenser, pattern, "unbalanced braces");
+            throw bad.apply(pattern, "unbalanced braces");
         }
-    }
-
-    private static EngineRuntimeException bad(String dispenser, String pattern, String rule) {
-        return EngineRuntimeException.badArgument("format of dispenser " + dispenser, pattern, rule);
     }
 
     String format(long number, LocalDate day) {

@@ -171,6 +171,22 @@ public final class DispenserServices {
         return instances.get(key, k -> new DefaultDispenser(this, name, user, admin, os, effective));
     }
 
+    /**
+     * The configured series checked with the rest of the configuration, before the database is
+     * opened: a bad format or an unknown retry policy surfaced at first use, naming no file or key.
+     */
+    public static void checkConfigured(String source, Map<String, DispenserConfig> series, Set<String> policies) {
+        series.forEach((name, config) -> {
+            String path = "dispensers.series." + name;
+            DispenserFormat.parse(config.format(), config.reset(),
+                    (pattern, rule) -> EngineRuntimeException.configInvalid(source, path + ".format", pattern, rule));
+            if (config.retryPolicy() != null && !policies.contains(config.retryPolicy())) {
+                throw EngineRuntimeException.configInvalid(source, path + ".retryPolicy", config.retryPolicy(),
+                        "no such retry policy; known policies are " + policies);
+            }
+        });
+    }
+
     /** Creates the dispenser object, or checks that the existing one has the same series settings. */
     Dispenser create(ObjectStore os, String user, String name, DispenserConfig config) {
         checkName(name);

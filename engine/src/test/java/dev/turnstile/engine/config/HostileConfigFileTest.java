@@ -1,5 +1,6 @@
 package dev.turnstile.engine.config;
 
+import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -150,6 +151,19 @@ class HostileConfigFileTest {
         Path policies = write("policies.yaml", "instances:\n  p:\n    retryExceptions: [com.example.Missing]\n");
         assertThatThrownBy(() -> EngineConfigFile.read(dir.resolve("turnstile.yaml"))).hasMessage("E_CONFIG_INVALID: " + policies
                 + ": instances.p.retryExceptions = \"com.example.Missing\": no such exception class");
+    }
+
+    @Test
+    void aSeriesWithAnUnknownPolicyOrABadFormat_failsTheOpen_namingFileAndKey_beforeTheDatabase() throws IOException {
+        String never = "database:\n  url: jdbc:postgresql://127.0.0.1:1/never-contacted\n";
+        Path policy = write("turnstile.yaml", never + "dispensers:\n  series:\n    invoice:\n      retryPolicy: patient\n");
+        assertThatThrownBy(() -> ContentEngine.open(policy)).hasMessage("E_CONFIG_INVALID: " + policy
+                + ": dispensers.series.invoice.retryPolicy = \"patient\": no such retry policy; known policies are"
+                + " [default, dispenser, tree-lock]");
+        Path format = write("turnstile.yaml", never + "dispensers:\n  series:\n    invoice:\n      format: INV-{seq:6}\n      reset: yearly\n");
+        assertThatThrownBy(() -> ContentEngine.open(format)).hasMessage("E_CONFIG_INVALID: " + format
+                + ": dispensers.series.invoice.format = \"INV-{seq:6}\": the series restarts yearly, so the format must contain"
+                + " {yyyy} or {yy} or its numbers repeat from one period to the next");
     }
 
     @Test

@@ -95,6 +95,37 @@ class RetryPolicyFileTest {
                 .hasMessage("E_CONFIG_INVALID: " + policies.toAbsolutePath() + ": instances.locks = \"locks\": also defined in " + twice);
     }
 
+    @Test
+    void theTwoFilesAreOneSetOfNames_configsDefaultIsTheBaseOfEveryInstance_andABaseMayLiveInEitherFile() throws IOException {
+        write("policies.yaml", """
+                configs:
+                  patient: {baseConfig: slow, maxAttempts: 50}
+                instances:
+                  p: {waitDuration: 10ms}
+                  q: {baseConfig: slow}
+                """);
+        Path file = write("turnstile.yaml", """
+                retry:
+                  policyFile: policies.yaml
+                  configs:
+                    default: {maxAttempts: 7}
+                    slow: {waitDuration: 2s}
+                  instances:
+                    r: {baseConfig: patient}
+                """);
+        Map<String, RetryPolicyConfig> policies = EngineConfigFile.read(file).retryPolicies();
+        assertThat(policies.get("p").maxAttempts()).as("the policy file's instance, on turnstile.yaml's default").isEqualTo(7);
+        assertThat(policies.get("p").waitDuration()).isEqualTo(Duration.ofMillis(10));
+        assertThat(policies.get("q").waitDuration()).as("a base from turnstile.yaml").isEqualTo(Duration.ofSeconds(2));
+        assertThat(policies.get("r").maxAttempts()).as("a base from the policy file").isEqualTo(50);
+        assertThat(policies.get("r").waitDuration()).isEqualTo(Duration.ofSeconds(2));
+
+        Path policies2 = write("policies2.yaml", "configs:\n  default: {maxAttempts: 3}\n");
+        Path twice = write("twice.yaml", "retry:\n  policyFile: policies2.yaml\n  configs:\n    default: {maxAttempts: 7}\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(twice)).hasMessage("E_CONFIG_INVALID: " + policies2.toAbsolutePath()
+                + ": configs.default = \"default\": also defined in " + twice);
+    }
+
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
             "unknown key        | maxAttemps: 3                  | retry.instances.p.maxAttemps = \"3\": unknown key; known keys are [baseConfig, enableExponentialBackoff, enableRandomizedWait, exponentialBackoffMultiplier, exponentialMaxWaitDuration, ignoreCodes, ignoreExceptions, maxAttempts, maxTotalWait, randomizedWaitFactor, retryCodes, retryExceptions, waitDuration]",
