@@ -62,7 +62,19 @@ public final class H2FileServer {
             sun.misc.Signal.handle(new sun.misc.Signal(signal), s -> stop(file, tcp, own, "SIG" + signal));
         }
         SharedH2File.writeServerInfo(file, ProcessHandle.current(), tcp.getPort());
+        // Read back now: that loads what stop() needs, while the class path is as it was at the
+        // start (a build or an upgrade may rewrite it under a running server).
+        SharedH2File.serving(file).orElseThrow();
         log("serving " + file + " as process " + ProcessHandle.current().pid() + " on port " + tcp.getPort());
+        try {
+            serve(file, tcp, own);
+        } catch (Throwable e) {
+            // Never a server left without its loop (H2's threads would keep the process and the file).
+            stop(file, tcp, own, "failed: " + e);
+        }
+    }
+
+    private static void serve(Path file, Server tcp, Connection own) throws Exception {
         Object opened = identity(file);
         try (FileChannel starting = SharedH2File.openStartLock(file)) {
             long idleSince = System.nanoTime();
@@ -99,8 +111,9 @@ public final class H2FileServer {
                 s.execute("SHUTDOWN");
             }
             log(why + ": stopped serving " + file);
-        } catch (Exception e) {
+        } catch (Throwable e) {
             log(why + ": stopping: " + e);
+            Runtime.getRuntime().halt(5);
         }
         System.exit(0);
     }

@@ -12,6 +12,7 @@ import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.TreePath;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
+import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -40,6 +41,8 @@ abstract class AbstractDatabaseRestartTest {
     private static final Duration RESUME = Duration.ofSeconds(10);
     private static final List<String> WORKLOADS = List.of("keyed", "plain", "create", "lock", "tree", "feed");
     private static final int PROCESSES = 3;
+    private static final String FEED_CLIENT_PREFIX = "rf-";
+    private final List<String> feedClients = new ArrayList<>();
 
     @TempDir
     Path logs;
@@ -69,9 +72,13 @@ abstract class AbstractDatabaseRestartTest {
             CustomObject o = os.createCustomObject(lockClass);
             o.save(RefreshMode.REFRESH);
             lockId = o.getId();
+            // The database is shared with every other test: a client left behind is served by their
+            // dispatchers. Those of an earlier run that did not get to its clean-up go first.
+            engine.changes().clients().stream().filter(n -> n.startsWith(FEED_CLIENT_PREFIX)).forEach(engine.changes()::unregisterClient);
             for (int i = 0; i < PROCESSES; i++) {
                 engine.changes().registerClient(feedClient(tag, i), ChangeFilter.classes(documents).withKinds(ChangeKind.CREATE),
                         DeliveryMode.QUEUE);
+                feedClients.add(feedClient(tag, i));
             }
         }
         List<ChildJvm> children = new ArrayList<>();
@@ -156,7 +163,14 @@ abstract class AbstractDatabaseRestartTest {
     }
 
     private static String feedClient(String tag, int process) {
-        return "rf-" + tag + "-" + process;
+        return FEED_CLIENT_PREFIX + tag + "-" + process;
+    }
+
+    @AfterEach
+    void unregisterFeedClients() {
+        try (ContentEngine engine = ContentEngine.open(config())) {
+            feedClients.forEach(engine.changes()::unregisterClient);
+        }
     }
 
     /** Waits until every child has {@code count} more successes of every workload after {@code since} (epoch ms). */
