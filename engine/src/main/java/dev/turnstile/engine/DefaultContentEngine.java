@@ -34,15 +34,45 @@ final class DefaultContentEngine implements ContentEngine {
     private final DefaultChangeFeed changes;
     private final DefaultEditLocks editLocks;
 
+    /**
+     * What is checked before any connection is made: the policies (their exception classes), and
+     * every policy a capability names. {@code errors}: null to throw the first error, else each is
+     * handed to it; the policies are returned either way (null if they could not be built).
+     */
+    static DefaultRetryPolicies checkBeforeOpening(EngineConfig config, java.util.function.Consumer<EngineRuntimeException> errors) {
+        DefaultRetryPolicies policies;
+        try {
+            policies = new DefaultRetryPolicies(config.retryPolicies(), config.source(), config.hostTransactions());
+        } catch (EngineRuntimeException e) {
+            if (errors == null) {
+                throw e;
+            }
+            errors.accept(e);
+            return null;
+        }
+        List<Runnable> checks = List.of(() -> {
+            if (!policies.names().contains(config.treeLockRetryPolicy())) {
+                throw EngineRuntimeException.configInvalid(config.source(), "treeLocks.retryPolicy", config.treeLockRetryPolicy(),
+                        "no such retry policy; known policies are " + policies.names());
+            }
+        }, () -> DispenserServices.checkConfigured(config.source(), config.dispensers(), policies.names()));
+        for (Runnable check : checks) {
+            try {
+                check.run();
+            } catch (EngineRuntimeException e) {
+                if (errors == null) {
+                    throw e;
+                }
+                errors.accept(e);
+            }
+        }
+        return policies;
+    }
+
     DefaultContentEngine(EngineConfig config) {
         this.config = config;
         // Policies first: a bad policy fails the open before any connection is made.
-        this.retryPolicies = new DefaultRetryPolicies(config.retryPolicies(), config.source(), config.hostTransactions());
-        if (!retryPolicies.names().contains(config.treeLockRetryPolicy())) {
-            throw EngineRuntimeException.configInvalid(config.source(), "treeLocks.retryPolicy", config.treeLockRetryPolicy(),
-                    "no such retry policy; known policies are " + retryPolicies.names());
-        }
-        DispenserServices.checkConfigured(config.source(), config.dispensers(), retryPolicies.names());
+        this.retryPolicies = checkBeforeOpening(config, null);
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
         entities.addAll(DispenserServices.ENTITIES);
         entities.addAll(DefaultTreeLocks.ENTITIES);

@@ -1,11 +1,19 @@
 package dev.turnstile.engine;
 
+import dev.turnstile.api.ConfigCheck;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.RetryPolicyConfig;
 import dev.turnstile.engine.config.EngineConfigFile;
+import dev.turnstile.engine.retry.DefaultRetryPolicies;
 import dev.turnstile.spi.EngineProvider;
 
 import java.nio.file.Path;
+import java.util.LinkedHashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.TreeMap;
 
 /** Found by {@link java.util.ServiceLoader} when {@link ContentEngine#open} is called. */
 public final class TurnstileEngineProvider implements EngineProvider {
@@ -22,5 +30,19 @@ public final class TurnstileEngineProvider implements EngineProvider {
     @Override
     public EngineConfig readConfig(Path configFile) {
         return EngineConfigFile.read(configFile);
+    }
+
+    @Override
+    public ConfigCheck checkConfig(Path configFile) {
+        Set<String> errors = new LinkedHashSet<>(); // one failed config named by several others says so once
+        EngineConfig config = EngineConfigFile.check(configFile, e -> errors.add(e.getMessage()));
+        Map<String, RetryPolicyConfig> policies = new TreeMap<>();
+        if (config != null) {
+            DefaultRetryPolicies built = DefaultContentEngine.checkBeforeOpening(config, e -> errors.add(e.getMessage()));
+            if (built != null) {
+                built.names().forEach(name -> policies.put(name, built.get(name).config()));
+            }
+        }
+        return new ConfigCheck(configFile, List.copyOf(errors), policies);
     }
 }

@@ -30,6 +30,14 @@ public interface ContentEngine extends AutoCloseable {
         return provider().readConfig(configFile);
     }
 
+    /**
+     * Checks a {@code turnstile.yaml} and its policy file as an open would, without opening the
+     * database, and reports every error found rather than the first (for a deployment pipeline).
+     */
+    static ConfigCheck checkConfig(Path configFile) {
+        return provider().checkConfig(configFile);
+    }
+
     private static EngineProvider provider() {
         return ServiceLoader.load(EngineProvider.class).findFirst()
                 .orElseThrow(() -> EngineRuntimeException.of(ExceptionCode.E_CONFIG_INVALID,

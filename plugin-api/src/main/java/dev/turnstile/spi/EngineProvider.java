@@ -1,5 +1,6 @@
 package dev.turnstile.spi;
 
+import dev.turnstile.api.ConfigCheck;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 
@@ -13,4 +14,7 @@ public interface EngineProvider {
 
     /** Reads and checks a {@code turnstile.yaml} without opening anything. */
     EngineConfig readConfig(Path configFile);
+
+    /** Checks a {@code turnstile.yaml} as an open would, without opening anything; every error found. */
+    ConfigCheck checkConfig(Path configFile);
 }

@@ -7,6 +7,7 @@ import picocli.CommandLine.Command;
 @Command(name = "turnstile-samples", mixinStandardHelpOptions = true,
         description = "Turnstile's reference host application.",
         subcommands = {DemoCommand.class, LocksCommand.class, TakeANumberCommand.class, PlantCommand.class, FeedCommand.class, ServeCommand.class,
+                CheckConfigCommand.class,
                 CommandLine.HelpCommand.class})
 public final class Main {
     public static void main(String[] args) {

@@ -13,6 +13,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
@@ -37,6 +38,24 @@ public final class EngineConfigFile {
 
     /** With {@code env} standing for the environment ({@code ${NAME}} in values). */
     static EngineConfig read(Path file, UnaryOperator<String> env) {
+        return read(file, env, null);
+    }
+
+    /**
+     * Every error found rather than the first, for {@code check-config}: each section's and each
+     * policy's first error goes to {@code errors} and the reading goes on; the configuration
+     * returned holds what was valid (null if the file itself could not be read).
+     */
+    public static EngineConfig check(Path file, Consumer<EngineRuntimeException> errors) {
+        try {
+            return read(file, System::getenv, errors);
+        } catch (EngineRuntimeException e) {
+            errors.accept(e);
+            return null;
+        }
+    }
+
+    private static EngineConfig read(Path file, UnaryOperator<String> env, Consumer<EngineRuntimeException> errors) {
         String source = file.toString();
         JsonNode root = ConfigText.read(file, env);
         EngineConfig.Builder builder = EngineConfig.builder().source(source);
@@ -48,100 +67,117 @@ public final class EngineConfigFile {
                     + " without a file");
         }
         requireObject(source, "(root)", root);
-        checkKeys(source, "", root, TOP_LEVEL);
-        JsonNode db = root.get("database");
-        if (db != null) {
-            requireObject(source, "database", db);
-            checkKeys(source, "database.", db, DATABASE);
-            if (db.has("url")) {
-                builder.jdbcUrl(text(source, "database.url", db.get("url")));
-            }
-            if (db.has("username")) {
-                builder.username(text(source, "database.username", db.get("username")));
-            }
-            if (db.has("password")) {
-                builder.password(text(source, "database.password", db.get("password")));
-            }
-            if (db.has("maxPoolSize")) {
-                JsonNode n = db.get("maxPoolSize");
-                if (!n.isInt()) {
-                    throw EngineRuntimeException.configInvalid(source, "database.maxPoolSize", n.asText(), "must be an integer");
+        Refusals.each(errors, () -> checkKeys(source, "", root, TOP_LEVEL));
+        Refusals.each(errors, () -> {
+            JsonNode db = root.get("database");
+            if (db != null) {
+                requireObject(source, "database", db);
+                checkKeys(source, "database.", db, DATABASE);
+                if (db.has("url")) {
+                    builder.jdbcUrl(text(source, "database.url", db.get("url")));
                 }
-                builder.maxPoolSize(n.intValue());
-            }
-            if (db.has("connectionTimeout")) {
-                builder.connectionTimeout(duration(source, "database.connectionTimeout", db.get("connectionTimeout")));
-            }
-        }
-        JsonNode locks = root.get("locks");
-        if (locks != null) {
-            requireObject(source, "locks", locks);
-            checkKeys(source, "locks.", locks, LOCKS);
-            if (locks.has("breakerRole")) {
-                builder.lockBreakerRole(text(source, "locks.breakerRole", locks.get("breakerRole")));
-            }
-        }
-        JsonNode treeLocks = root.get("treeLocks");
-        if (treeLocks != null) {
-            requireObject(source, "treeLocks", treeLocks);
-            checkKeys(source, "treeLocks.", treeLocks, TREE_LOCKS);
-            if (treeLocks.has("lease")) {
-                builder.treeLockLease(duration(source, "treeLocks.lease", treeLocks.get("lease")));
-            }
-            if (treeLocks.has("retryPolicy")) {
-                builder.treeLockRetryPolicy(text(source, "treeLocks.retryPolicy", treeLocks.get("retryPolicy")));
-            }
-        }
-        JsonNode changes = root.get("changes");
-        if (changes != null) {
-            requireObject(source, "changes", changes);
-            checkKeys(source, "changes.", changes, Set.of("enabled"));
-            if (changes.has("enabled")) {
-                JsonNode enabled = changes.get("enabled");
-                if (!enabled.isBoolean()) {
-                    throw EngineRuntimeException.configInvalid(source, "changes.enabled", enabled.asText(), "must be true or false");
+                if (db.has("username")) {
+                    builder.username(text(source, "database.username", db.get("username")));
                 }
-                builder.changesEnabled(enabled.booleanValue());
-            }
-        }
-        JsonNode editLocks = root.get("editLocks");
-        if (editLocks != null) {
-            requireObject(source, "editLocks", editLocks);
-            checkKeys(source, "editLocks.", editLocks, Set.of("types", "auditRetention"));
-            if (editLocks.has("auditRetention")) {
-                builder.editAuditRetention(duration(source, "editLocks.auditRetention", editLocks.get("auditRetention")));
-            }
-            JsonNode types = editLocks.path("types");
-            if (!types.isMissingNode()) {
-                requireObject(source, "editLocks.types", types);
-                for (Map.Entry<String, JsonNode> type : types.properties()) {
-                    builder.editLockType(type.getKey(), editLockType(source, "editLocks.types." + type.getKey(), type.getValue()));
+                if (db.has("password")) {
+                    builder.password(text(source, "database.password", db.get("password")));
+                }
+                if (db.has("maxPoolSize")) {
+                    JsonNode n = db.get("maxPoolSize");
+                    if (!n.isInt()) {
+                        throw EngineRuntimeException.configInvalid(source, "database.maxPoolSize", n.asText(), "must be an integer");
+                    }
+                    builder.maxPoolSize(n.intValue());
+                }
+                if (db.has("connectionTimeout")) {
+                    builder.connectionTimeout(duration(source, "database.connectionTimeout", db.get("connectionTimeout")));
                 }
             }
-        }
-        JsonNode dispensers = root.get("dispensers");
-        if (dispensers != null) {
-            requireObject(source, "dispensers", dispensers);
-            checkKeys(source, "dispensers.", dispensers, DISPENSERS);
-            if (dispensers.has("adminRole")) {
-                builder.dispenserAdminRole(text(source, "dispensers.adminRole", dispensers.get("adminRole")));
+        });
+        Refusals.each(errors, () -> {
+            JsonNode locks = root.get("locks");
+            if (locks != null) {
+                requireObject(source, "locks", locks);
+                checkKeys(source, "locks.", locks, LOCKS);
+                if (locks.has("breakerRole")) {
+                    builder.lockBreakerRole(text(source, "locks.breakerRole", locks.get("breakerRole")));
+                }
             }
-            builder.dispensers(DispenserConfigReader.read(source, dispensers.get("series")));
-        }
-        JsonNode retry = root.get("retry");
-        if (retry != null) {
-            requireObject(source, "retry", retry);
-            checkKeys(source, "retry.", retry, RETRY);
-            List<RetryPolicyReader.Part> parts = new ArrayList<>(List.of(new RetryPolicyReader.Part(source, "retry.", retry)));
-            if (retry.has("policyFile")) {
-                String name = text(source, "retry.policyFile", retry.get("policyFile"));
-                policyFile(file.toAbsolutePath().getParent().resolve(name), env).ifPresent(parts::add);
+        });
+        Refusals.each(errors, () -> {
+            JsonNode treeLocks = root.get("treeLocks");
+            if (treeLocks != null) {
+                requireObject(source, "treeLocks", treeLocks);
+                checkKeys(source, "treeLocks.", treeLocks, TREE_LOCKS);
+                if (treeLocks.has("lease")) {
+                    builder.treeLockLease(duration(source, "treeLocks.lease", treeLocks.get("lease")));
+                }
+                if (treeLocks.has("retryPolicy")) {
+                    builder.treeLockRetryPolicy(text(source, "treeLocks.retryPolicy", treeLocks.get("retryPolicy")));
+                }
             }
-            Map<String, RetryPolicyConfig> policies = RetryPolicyReader.read(parts);
-            builder.retryPolicies(policies);
-        }
-        return builder.build();
+        });
+        Refusals.each(errors, () -> {
+            JsonNode changes = root.get("changes");
+            if (changes != null) {
+                requireObject(source, "changes", changes);
+                checkKeys(source, "changes.", changes, Set.of("enabled"));
+                if (changes.has("enabled")) {
+                    JsonNode enabled = changes.get("enabled");
+                    if (!enabled.isBoolean()) {
+                        throw EngineRuntimeException.configInvalid(source, "changes.enabled", enabled.asText(), "must be true or false");
+                    }
+                    builder.changesEnabled(enabled.booleanValue());
+                }
+            }
+        });
+        Refusals.each(errors, () -> {
+            JsonNode editLocks = root.get("editLocks");
+            if (editLocks != null) {
+                requireObject(source, "editLocks", editLocks);
+                checkKeys(source, "editLocks.", editLocks, Set.of("types", "auditRetention"));
+                if (editLocks.has("auditRetention")) {
+                    builder.editAuditRetention(duration(source, "editLocks.auditRetention", editLocks.get("auditRetention")));
+                }
+                JsonNode types = editLocks.path("types");
+                if (!types.isMissingNode()) {
+                    requireObject(source, "editLocks.types", types);
+                    for (Map.Entry<String, JsonNode> type : types.properties()) {
+                        builder.editLockType(type.getKey(), editLockType(source, "editLocks.types." + type.getKey(), type.getValue()));
+                    }
+                }
+            }
+        });
+        Refusals.each(errors, () -> {
+            JsonNode dispensers = root.get("dispensers");
+            if (dispensers != null) {
+                requireObject(source, "dispensers", dispensers);
+                checkKeys(source, "dispensers.", dispensers, DISPENSERS);
+                if (dispensers.has("adminRole")) {
+                    builder.dispenserAdminRole(text(source, "dispensers.adminRole", dispensers.get("adminRole")));
+                }
+                builder.dispensers(DispenserConfigReader.read(source, dispensers.get("series")));
+            }
+        });
+        Refusals.each(errors, () -> {
+            JsonNode retry = root.get("retry");
+            if (retry != null) {
+                requireObject(source, "retry", retry);
+                checkKeys(source, "retry.", retry, RETRY);
+                List<RetryPolicyReader.Part> parts = new ArrayList<>(List.of(new RetryPolicyReader.Part(source, "retry.", retry)));
+                if (retry.has("policyFile")) {
+                    String name = text(source, "retry.policyFile", retry.get("policyFile"));
+                    policyFile(file.toAbsolutePath().getParent().resolve(name), env).ifPresent(parts::add);
+                }
+                Map<String, RetryPolicyConfig> policies = RetryPolicyReader.read(parts, errors);
+                builder.retryPolicies(policies);
+            }
+        });
+        EngineConfig[] built = new EngineConfig[1];
+        Refusals.each(errors, () -> built[0] = builder.build());
+        return built[0];
     }
+
 
     /**
      * A separate policy file: YAML ({@code .yaml}, {@code .yml}) or {@code .properties}, holding
@@ -153,7 +189,7 @@ public final class EngineConfigFile {
     }
 
     private static Map<String, RetryPolicyConfig> readPolicyFile(Path file, UnaryOperator<String> env) {
-        return RetryPolicyReader.read(policyFile(file, env).map(List::of).orElse(List.of()));
+        return RetryPolicyReader.read(policyFile(file, env).map(List::of).orElse(List.of()), null);
     }
 
     private static Optional<RetryPolicyReader.Part> policyFile(Path file, UnaryOperator<String> env) {

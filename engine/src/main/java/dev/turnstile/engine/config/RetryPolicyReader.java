@@ -16,6 +16,7 @@ import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.function.Consumer;
 
 /**
  * Reads retry policies written with Resilience4j's key names: {@code configs.<name>} are templates,
@@ -52,36 +53,36 @@ final class RetryPolicyReader {
         collect(part.node(), "instances", instances);
     }
 
-    static Map<String, RetryPolicyConfig> read(List<Part> parts) {
-        List<RetryPolicyReader> readers = parts.stream().map(RetryPolicyReader::new).toList();
+    /** {@code errors}: null to stop at the first error; else each config's and policy's first one, and on. */
+    static Map<String, RetryPolicyConfig> read(List<Part> parts, Consumer<EngineRuntimeException> errors) {
+        List<RetryPolicyReader> readers = new ArrayList<>();
+        parts.forEach(part -> Refusals.each(errors, () -> readers.add(new RetryPolicyReader(part))));
         Map<String, RetryPolicyReader> owners = new LinkedHashMap<>();
         Map<String, RetryPolicyReader> instanceOwners = new LinkedHashMap<>();
         Map<String, RetryPolicyConfig> resolved = new LinkedHashMap<>();
         for (RetryPolicyReader reader : readers) {
             reader.owners = owners;
             reader.resolvedConfigs = resolved;
-            reader.claim("configs", reader.configs.keySet(), owners);
-            reader.claim("instances", reader.instances.keySet(), instanceOwners);
+            reader.configs.keySet().forEach(name -> Refusals.each(errors, () -> reader.claim("configs", name, owners)));
+            reader.instances.keySet().forEach(name -> Refusals.each(errors, () -> reader.claim("instances", name, instanceOwners)));
         }
         for (RetryPolicyReader reader : readers) {
-            for (String name : reader.configs.keySet()) {
-                reader.resolveConfig(name, new LinkedHashSet<>());
-            }
+            reader.configs.keySet().forEach(name -> Refusals.each(errors, () -> reader.resolveConfig(name, new LinkedHashSet<>())));
         }
         Map<String, RetryPolicyConfig> policies = new LinkedHashMap<>();
-        readers.forEach(reader -> reader.resolveInstances(policies));
+        for (RetryPolicyReader reader : readers) {
+            reader.instances.keySet().forEach(name -> Refusals.each(errors, () -> reader.resolveInstance(name, policies)));
+        }
         if (!policies.containsKey(RetryPolicies.DEFAULT) && resolved.containsKey(RetryPolicies.DEFAULT)) {
             policies.put(RetryPolicies.DEFAULT, resolved.get(RetryPolicies.DEFAULT));
         }
         return policies;
     }
 
-    private void claim(String section, Set<String> names, Map<String, RetryPolicyReader> owners) {
-        for (String name : names) {
-            RetryPolicyReader first = owners.putIfAbsent(name, this);
-            if (first != null) {
-                throw invalid(section + "." + name, name, "also defined in " + first.source);
-            }
+    private void claim(String section, String name, Map<String, RetryPolicyReader> owners) {
+        RetryPolicyReader first = owners.putIfAbsent(name, this);
+        if (first != null && first != this) {
+            throw invalid(section + "." + name, name, "also defined in " + first.source);
         }
     }
 
@@ -112,13 +113,12 @@ final class RetryPolicyReader {
         });
     }
 
-    private void resolveInstances(Map<String, RetryPolicyConfig> policies) {
-        instances.forEach((name, node) -> {
-            String path = "instances." + name;
-            RetryPolicyConfig base = node.has("baseConfig") ? baseConfig(path, node.get("baseConfig"))
-                    : resolvedConfigs.getOrDefault(RetryPolicies.DEFAULT, RetryPolicyConfig.ofDefaults());
-            policies.put(name, apply(path, node, base));
-        });
+    private void resolveInstance(String name, Map<String, RetryPolicyConfig> policies) {
+        JsonNode node = instances.get(name);
+        String path = "instances." + name;
+        RetryPolicyConfig base = node.has("baseConfig") ? baseConfig(path, node.get("baseConfig"))
+                : resolvedConfigs.getOrDefault(RetryPolicies.DEFAULT, RetryPolicyConfig.ofDefaults());
+        policies.put(name, apply(path, node, base));
     }
 
     private RetryPolicyConfig resolveConfig(String name, Set<String> visiting) {
@@ -157,7 +157,8 @@ final class RetryPolicyReader {
         String baseName = value.asText();
         RetryPolicyConfig base = resolvedConfigs.get(baseName);
         if (base == null) {
-            throw invalid(path + ".baseConfig", baseName, "no such config; known configs are " + owners.keySet());
+            throw invalid(path + ".baseConfig", baseName, owners.containsKey(baseName) ? "that config is in error (above)"
+                    : "no such config; known configs are " + owners.keySet());
         }
         return base;
     }

@@ -1,0 +1,22 @@
+package dev.turnstile.api;
+
+import java.nio.file.Path;
+import java.util.List;
+import java.util.Map;
+import java.util.SortedMap;
+import java.util.TreeMap;
+
+/**
+ * What {@link ContentEngine#checkConfig} found in a {@code turnstile.yaml} (and its policy file),
+ * without opening the database: every error (each section's and each policy's first), and the
+ * retry policies an engine opened on it would have, inheritance resolved, built-in ones included.
+ */
+public record ConfigCheck(Path file, List<String> errors, SortedMap<String, RetryPolicyConfig> policies) {
+    public ConfigCheck(Path file, List<String> errors, Map<String, RetryPolicyConfig> policies) {
+        this(file, List.copyOf(errors), new TreeMap<>(policies));
+    }
+
+    public boolean isValid() {
+        return errors.isEmpty();
+    }
+}
