@@ -7,6 +7,7 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.RetryPolicies;
+import dev.turnstile.api.RetryPolicyConfig;
 import dev.turnstile.api.Session;
 import dev.turnstile.api.TreeLocks;
 import dev.turnstile.engine.changes.DefaultChangeFeed;
@@ -14,10 +15,15 @@ import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.editlock.DefaultEditLocks;
 import dev.turnstile.engine.dispenser.DispenserServices;
 import dev.turnstile.engine.objects.ObjectStoreServices;
+import dev.turnstile.engine.config.EngineConfigFile;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
+import dev.turnstile.engine.retry.PolicyFileWatch;
 import dev.turnstile.engine.treelock.DefaultTreeLocks;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Map;
+import java.util.function.Supplier;
 import java.util.List;
 import java.util.Set;
 
@@ -29,10 +35,20 @@ final class DefaultContentEngine implements ContentEngine {
     private final Database database;
     private final ObjectStoreServices objects;
     private final DefaultRetryPolicies retryPolicies;
+    private final PolicyFileWatch policyWatch;
     private final DispenserServices dispensers;
     private final DefaultTreeLocks treeLocks;
     private final DefaultChangeFeed changes;
     private final DefaultEditLocks editLocks;
+
+    /** Reads the engine's files again for a reload: none for a configuration built in code. */
+    private static Supplier<Map<String, RetryPolicyConfig>> files(EngineConfig config) {
+        if (config.source() == null || config.source().equals("builder")) {
+            return null;
+        }
+        Path file = Path.of(config.source());
+        return () -> EngineConfigFile.read(file).retryPolicies();
+    }
 
     /**
      * What is checked before any connection is made: the policies (their exception classes), and
@@ -42,7 +58,7 @@ final class DefaultContentEngine implements ContentEngine {
     static DefaultRetryPolicies checkBeforeOpening(EngineConfig config, java.util.function.Consumer<EngineRuntimeException> errors) {
         DefaultRetryPolicies policies;
         try {
-            policies = new DefaultRetryPolicies(config.retryPolicies(), config.source(), config.hostTransactions());
+            policies = new DefaultRetryPolicies(config.retryPolicies(), config.source(), config.hostTransactions(), files(config));
         } catch (EngineRuntimeException e) {
             if (errors == null) {
                 throw e;
@@ -73,6 +89,9 @@ final class DefaultContentEngine implements ContentEngine {
         this.config = config;
         // Policies first: a bad policy fails the open before any connection is made.
         this.retryPolicies = checkBeforeOpening(config, null);
+        if (config.retryReloadWatch() && files(config) == null) {
+            throw EngineRuntimeException.configInvalid(config.source(), "retry.reload", "watch", "only an engine opened from a file can watch it");
+        }
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
         entities.addAll(DispenserServices.ENTITIES);
         entities.addAll(DefaultTreeLocks.ENTITIES);
@@ -86,6 +105,8 @@ final class DefaultContentEngine implements ContentEngine {
             this.treeLocks = new DefaultTreeLocks(database, retryPolicies, config);
             this.changes = new DefaultChangeFeed(database, objects, config.changesEnabled());
             this.editLocks = new DefaultEditLocks(database, objects, config);
+            this.policyWatch = config.retryReloadWatch() ? new PolicyFileWatch(retryPolicies, config.policyFile() == null
+                    ? List.of(Path.of(config.source())) : List.of(Path.of(config.source()), Path.of(config.policyFile()))) : null;
         } catch (RuntimeException e) {
             database.close();
             throw e;
@@ -134,6 +155,9 @@ final class DefaultContentEngine implements ContentEngine {
 
     @Override
     public void close() {
+        if (policyWatch != null) {
+            policyWatch.close();
+        }
         changes.stopDispatchers();
         database.close();
     }

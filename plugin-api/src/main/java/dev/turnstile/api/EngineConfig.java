@@ -55,6 +55,8 @@ public final class EngineConfig {
     private final Map<String, EditLockConfig> editLockTypes;
     private final Duration editAuditRetention;
     private final String source;
+    private final String policyFile;
+    private final boolean retryReloadWatch;
 
     private EngineConfig(Builder b) {
         this.jdbcUrl = b.jdbcUrl;
@@ -75,6 +77,8 @@ public final class EngineConfig {
         this.editLockTypes = Collections.unmodifiableMap(new LinkedHashMap<>(b.editLockTypes));
         this.editAuditRetention = b.editAuditRetention;
         this.source = b.source;
+        this.policyFile = b.policyFile;
+        this.retryReloadWatch = b.retryReloadWatch;
     }
 
     public static Builder builder() {
@@ -95,7 +99,8 @@ public final class EngineConfig {
                 .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers)
                 .treeLockLease(base.treeLockLease).treeLockRetryPolicy(base.treeLockRetryPolicy)
                 .changesEnabled(base.changesEnabled).editLockTypes(base.editLockTypes)
-                .editAuditRetention(base.editAuditRetention).source(base.source);
+                .editAuditRetention(base.editAuditRetention).source(base.source)
+                .policyFile(base.policyFile).retryReloadWatch(base.retryReloadWatch);
     }
 
     /** The URL of the engine's own pool; with a {@link #dataSource()}, only a name for messages. */
@@ -192,6 +197,16 @@ public final class EngineConfig {
         return source;
     }
 
+    /** The policy file {@link #source()} names ({@code retry.policyFile}, resolved), or null. */
+    public String policyFile() {
+        return policyFile;
+    }
+
+    /** {@code retry.reload: watch}: the engine reloads its retry policies when its files change. */
+    public boolean retryReloadWatch() {
+        return retryReloadWatch;
+    }
+
     @Override
     public String toString() {
         return "EngineConfig{jdbcUrl=" + jdbcUrl + (dataSource == null ? "" : ", dataSource=" + dataSource)
@@ -200,7 +215,8 @@ public final class EngineConfig {
                 + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole
                 + ", retryPolicies=" + retryPolicies + ", dispenserAdminRole=" + dispenserAdminRole
                 + ", dispensers=" + dispensers + ", treeLockLease=" + treeLockLease
-                + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", changesEnabled=" + changesEnabled + ", editLockTypes=" + editLockTypes + ", editAuditRetention=" + editAuditRetention + ", source=" + source + "}";
+                + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", changesEnabled=" + changesEnabled + ", editLockTypes=" + editLockTypes + ", editAuditRetention=" + editAuditRetention + ", source=" + source + ", policyFile=" + policyFile
+                + ", retryReloadWatch=" + retryReloadWatch + "}";
     }
 
     public static final class Builder {
@@ -222,6 +238,8 @@ public final class EngineConfig {
         private final Map<String, EditLockConfig> editLockTypes = new LinkedHashMap<>();
         private Duration editAuditRetention = DEFAULT_EDIT_AUDIT_RETENTION;
         private String source = "builder";
+        private String policyFile;
+        private boolean retryReloadWatch;
 
         private Builder() {
         }
@@ -373,6 +391,17 @@ public final class EngineConfig {
         /** Null (the default) uses the database's clock. */
         public Builder clock(Clock clock) {
             this.clock = clock;
+            return this;
+        }
+
+        public Builder policyFile(String policyFile) {
+            this.policyFile = policyFile;
+            return this;
+        }
+
+        /** Reload the retry policies when the configuration files change (needs a file: {@link #source}). */
+        public Builder retryReloadWatch(boolean watch) {
+            this.retryReloadWatch = watch;
             return this;
         }
 

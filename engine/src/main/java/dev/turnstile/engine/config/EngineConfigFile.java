@@ -26,7 +26,7 @@ public final class EngineConfigFile {
     private static final Set<String> DISPENSERS = Set.of("adminRole", "series");
     private static final Set<String> LOCKS = Set.of("breakerRole");
     private static final Set<String> TREE_LOCKS = Set.of("lease", "retryPolicy");
-    private static final Set<String> RETRY = Set.of("configs", "instances", "policyFile");
+    private static final Set<String> RETRY = Set.of("configs", "instances", "policyFile", "reload");
     private static final Set<String> DATABASE = Set.of("url", "username", "password", "maxPoolSize", "connectionTimeout");
 
     private EngineConfigFile() {
@@ -166,8 +166,17 @@ public final class EngineConfigFile {
                 checkKeys(source, "retry.", retry, RETRY);
                 List<RetryPolicyReader.Part> parts = new ArrayList<>(List.of(new RetryPolicyReader.Part(source, "retry.", retry)));
                 if (retry.has("policyFile")) {
-                    String name = text(source, "retry.policyFile", retry.get("policyFile"));
-                    policyFile(file.toAbsolutePath().getParent().resolve(name), env).ifPresent(parts::add);
+                    Path policyFile = file.toAbsolutePath().getParent().resolve(text(source, "retry.policyFile", retry.get("policyFile")));
+                    builder.policyFile(policyFile.toString());
+                    policyFile(policyFile, env).ifPresent(parts::add);
+                }
+                if (retry.has("reload")) {
+                    String reload = text(source, "retry.reload", retry.get("reload"));
+                    if (!reload.equals("watch") && !reload.equals("manual")) {
+                        throw EngineRuntimeException.configInvalid(source, "retry.reload", reload,
+                                "must be watch (reload when the files change) or manual (engine.retryPolicies().reload())");
+                    }
+                    builder.retryReloadWatch(reload.equals("watch"));
                 }
                 Map<String, RetryPolicyConfig> policies = RetryPolicyReader.read(parts, errors);
                 builder.retryPolicies(policies);

@@ -5,10 +5,14 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.HostTransactions;
+import dev.turnstile.api.PolicyReload;
+import dev.turnstile.api.RetryMetrics;
 import dev.turnstile.api.RetryPolicies;
 import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.api.RetryPolicyConfig;
 import io.github.resilience4j.core.IntervalFunction;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.Collections;
@@ -17,15 +21,22 @@ import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
+import java.util.List;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+import java.time.Instant;
 
 /**
- * The engine's policies, made once at open. Three always exist unless the configuration defines
+ * The engine's policies, made at open and swapped whole by a reload. Three always exist unless the configuration defines
  * them: {@value RetryPolicies#DEFAULT}; {@value #DISPENSER} for dispensers — patient, with short
  * jittered waits, through contention and database outages for up to a minute, since a dispenser
  * that gives up leaves a caller without a number; and
  * {@value #TREE_LOCK}, pacing tree lock waiters in other processes than the releaser's.
  */
 public final class DefaultRetryPolicies implements RetryPolicies {
+    private static final Logger log = LoggerFactory.getLogger(DefaultRetryPolicies.class);
     public static final String DISPENSER = DispenserConfig.DEFAULT_RETRY_POLICY;
     public static final RetryPolicyConfig DISPENSER_DEFAULTS = RetryPolicyConfig.builder().maxAttempts(100_000)
             .waitDuration(Duration.ofMillis(1)).enableExponentialBackoff(true).exponentialBackoffMultiplier(2)
@@ -43,32 +54,126 @@ public final class DefaultRetryPolicies implements RetryPolicies {
             .exponentialMaxWaitDuration(Duration.ofMillis(50)).enableRandomizedWait(true).randomizedWaitFactor(0.5)
             .build();
 
-    private final Map<String, RetryPolicy> policies;
+    private final String source;
+    private final HostTransactions host;
+    /** Reads the files again for a reload; null for an engine opened without a file. */
+    private final Supplier<Map<String, RetryPolicyConfig>> files;
+    /** Every policy in force, swapped whole by a reload: a call reads it once, at its start. */
+    private volatile Map<String, DefaultRetryPolicy> current;
+    private final Map<String, DefaultRetryPolicy.Metrics> metrics = new ConcurrentHashMap<>();
+    private final Map<String, RetryPolicy> handles = new ConcurrentHashMap<>();
+    private final List<Consumer<PolicyReload>> listeners = new CopyOnWriteArrayList<>();
 
     public DefaultRetryPolicies(Map<String, RetryPolicyConfig> configs, String source) {
-        this(configs, source, HostTransactions.NONE);
+        this(configs, source, HostTransactions.NONE, null);
     }
 
-    /** Policies that make no second attempt inside the host's transaction: the host decides what a failure means. */
-    public DefaultRetryPolicies(Map<String, RetryPolicyConfig> configs, String source, HostTransactions host) {
-        Map<String, RetryPolicy> all = new LinkedHashMap<>();
-        configs.forEach((name, config) -> all.put(name, new DefaultRetryPolicy(name, config, FailureMatcher.of(name, source, config), host)));
-        all.computeIfAbsent(DEFAULT, name -> new DefaultRetryPolicy(name, RetryPolicyConfig.ofDefaults(),
-                FailureMatcher.of(name, source, RetryPolicyConfig.ofDefaults()), host));
-        all.computeIfAbsent(DISPENSER, name -> new DefaultRetryPolicy(name, DISPENSER_DEFAULTS,
-                FailureMatcher.of(name, source, DISPENSER_DEFAULTS), host));
-        all.computeIfAbsent(TREE_LOCK, name -> new DefaultRetryPolicy(name, TREE_LOCK_DEFAULTS,
-                FailureMatcher.of(name, source, TREE_LOCK_DEFAULTS), host));
-        this.policies = Collections.unmodifiableMap(all);
+    /**
+     * Policies that make no second attempt inside the host's transaction: the host decides what a
+     * failure means. {@code files} reads the configuration files again for {@link #reload()}.
+     */
+    public DefaultRetryPolicies(Map<String, RetryPolicyConfig> configs, String source, HostTransactions host,
+                                Supplier<Map<String, RetryPolicyConfig>> files) {
+        this.source = source;
+        this.host = host;
+        this.files = files;
+        Map<String, RetryPolicyConfig> all = new LinkedHashMap<>(configs);
+        all.putIfAbsent(DEFAULT, RetryPolicyConfig.ofDefaults());
+        all.putIfAbsent(DISPENSER, DISPENSER_DEFAULTS);
+        all.putIfAbsent(TREE_LOCK, TREE_LOCK_DEFAULTS);
+        this.current = build(all, Map.of());
+    }
+
+    /** The policies of {@code configs}, and those of {@code kept} they do not name; a bad exception class throws. */
+    private Map<String, DefaultRetryPolicy> build(Map<String, RetryPolicyConfig> configs, Map<String, DefaultRetryPolicy> kept) {
+        Map<String, DefaultRetryPolicy> all = new LinkedHashMap<>(kept);
+        configs.forEach((name, config) -> all.put(name, new DefaultRetryPolicy(name, config, FailureMatcher.of(name, source, config),
+                host, metrics.computeIfAbsent(name, n -> new DefaultRetryPolicy.Metrics()))));
+        return Collections.unmodifiableMap(all);
     }
 
     @Override
     public RetryPolicy get(String name) {
-        RetryPolicy policy = policies.get(name);
-        if (policy == null) {
+        if (!current.containsKey(name)) {
             throw EngineRuntimeException.badArgument("retry policy", name, "not configured; known policies are " + names());
         }
-        return policy;
+        return handles.computeIfAbsent(name, Handle::new);
+    }
+
+    @Override
+    public synchronized Set<String> reload() {
+        Set<String> changed = new TreeSet<>();
+        try {
+            if (files == null) {
+                throw EngineRuntimeException.configInvalid(source, "(file)", source, "this engine was not opened from a file: nothing to reload");
+            }
+            Map<String, RetryPolicyConfig> read = files.get();
+            Map<String, DefaultRetryPolicy> before = current;
+            read.forEach((name, config) -> {
+                if (!before.containsKey(name) || !before.get(name).config().equals(config)) {
+                    changed.add(name);
+                }
+            });
+            Map<String, RetryPolicyConfig> changes = new LinkedHashMap<>(read);
+            changes.keySet().retainAll(changed);
+            current = build(changes, before);
+        } catch (EngineRuntimeException e) {
+            log.warn("Retry policies not reloaded, the ones in force stay: {}", e.getMessage());
+            tell(new PolicyReload(Instant.now(), Set.of(), e.getMessage()));
+            throw e;
+        }
+        log.info("Retry policies reloaded from {}: {}", source, changed.isEmpty() ? "no change" : "changed " + changed);
+        tell(new PolicyReload(Instant.now(), changed, null));
+        return Collections.unmodifiableSet(changed);
+    }
+
+    @Override
+    public void onReload(Consumer<PolicyReload> listener) {
+        listeners.add(listener);
+    }
+
+    private void tell(PolicyReload reload) {
+        for (Consumer<PolicyReload> listener : listeners) {
+            try {
+                listener.accept(reload);
+            } catch (RuntimeException e) {
+                log.warn("A reload listener failed: {}", e.toString());
+            }
+        }
+    }
+
+    /** What callers hold: a name, resolved to the policy in force at each call's start. */
+    private final class Handle implements RetryPolicy {
+        private final String name;
+
+        Handle(String name) {
+            this.name = name;
+        }
+
+        @Override
+        public String name() {
+            return name;
+        }
+
+        @Override
+        public RetryPolicyConfig config() {
+            return current.get(name).config();
+        }
+
+        @Override
+        public <T> T call(java.util.function.Supplier<T> action) {
+            return current.get(name).call(action);
+        }
+
+        @Override
+        public RetryMetrics metrics() {
+            return metrics.get(name).snapshot();
+        }
+
+        @Override
+        public String toString() {
+            return current.get(name).toString();
+        }
     }
 
     /** The waits of a policy, for a capability that paces its own attempts (tree lock waiters). */
@@ -78,6 +183,6 @@ public final class DefaultRetryPolicies implements RetryPolicies {
 
     @Override
     public Set<String> names() {
-        return Collections.unmodifiableSet(new TreeSet<>(policies.keySet()));
+        return Collections.unmodifiableSet(new TreeSet<>(current.keySet()));
     }
 }

@@ -31,14 +31,25 @@ final class DefaultRetryPolicy implements RetryPolicy {
     private final FailureMatcher matcher;
     private final HostTransactions host;
     private final Retry retry;
-    private final LongAdder successfulWithoutRetry = new LongAdder();
-    private final LongAdder successfulWithRetry = new LongAdder();
-    private final LongAdder failedWithoutRetry = new LongAdder();
-    private final LongAdder failedWithRetry = new LongAdder();
-    private final LongAdder attempts = new LongAdder();
-    private final LongAdder waitNanos = new LongAdder();
+    private final Metrics metrics;
 
-    DefaultRetryPolicy(String name, RetryPolicyConfig config, FailureMatcher matcher, HostTransactions host) {
+    /** A policy's counters, kept by its name across reloads: each reload makes a new policy object. */
+    static final class Metrics {
+        private final LongAdder successfulWithoutRetry = new LongAdder();
+        private final LongAdder successfulWithRetry = new LongAdder();
+        private final LongAdder failedWithoutRetry = new LongAdder();
+        private final LongAdder failedWithRetry = new LongAdder();
+        private final LongAdder attempts = new LongAdder();
+        private final LongAdder waitNanos = new LongAdder();
+
+        RetryMetrics snapshot() {
+            return new RetryMetrics(successfulWithoutRetry.sum(), successfulWithRetry.sum(), failedWithoutRetry.sum(),
+                    failedWithRetry.sum(), attempts.sum(), Duration.ofNanos(waitNanos.sum()));
+        }
+    }
+
+    DefaultRetryPolicy(String name, RetryPolicyConfig config, FailureMatcher matcher, HostTransactions host, Metrics metrics) {
+        this.metrics = metrics;
         this.host = host;
         this.name = name;
         this.config = config;
@@ -134,7 +145,7 @@ final class DefaultRetryPolicy implements RetryPolicy {
                         + (attempt + 1), new InterruptedException("interrupt flag set"));
             }
             attempt++;
-            attempts.increment();
+            metrics.attempts.increment();
             T result;
             try {
                 result = action.get();
@@ -143,7 +154,7 @@ final class DefaultRetryPolicy implements RetryPolicy {
                 continue;
             }
             context.onComplete();
-            (attempt == 1 ? successfulWithoutRetry : successfulWithRetry).increment();
+            (attempt == 1 ? metrics.successfulWithoutRetry : metrics.successfulWithRetry).increment();
             return result;
         }
     }
@@ -169,7 +180,7 @@ final class DefaultRetryPolicy implements RetryPolicy {
         try {
             context.onRuntimeError(e); // sleeps before the next attempt, or rethrows when none is left
         } catch (RuntimeException last) {
-            waitNanos.add(System.nanoTime() - waitStart);
+            metrics.waitNanos.add(System.nanoTime() - waitStart);
             failed(attempt);
             Duration total = Duration.ofNanos(System.nanoTime() - start);
             if (Thread.currentThread().isInterrupted()) {
@@ -178,7 +189,7 @@ final class DefaultRetryPolicy implements RetryPolicy {
             }
             throw RetryExhaustedException.of(name, attempt, total, "maxAttempts " + config.maxAttempts() + " reached", last);
         }
-        waitNanos.add(System.nanoTime() - waitStart);
+        metrics.waitNanos.add(System.nanoTime() - waitStart);
         Budget budget = budgets.get();
         if (budget != null && budget.refusedWait >= 0) {
             failed(attempt);
@@ -188,13 +199,12 @@ final class DefaultRetryPolicy implements RetryPolicy {
     }
 
     private void failed(int attempt) {
-        (attempt <= 1 ? failedWithoutRetry : failedWithRetry).increment();
+        (attempt <= 1 ? metrics.failedWithoutRetry : metrics.failedWithRetry).increment();
     }
 
     @Override
     public RetryMetrics metrics() {
-        return new RetryMetrics(successfulWithoutRetry.sum(), successfulWithRetry.sum(), failedWithoutRetry.sum(),
-                failedWithRetry.sum(), attempts.sum(), Duration.ofNanos(waitNanos.sum()));
+        return metrics.snapshot();
     }
 
     @Override

@@ -1,0 +1,144 @@
+package dev.turnstile.engine.retry;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.PolicyReload;
+import dev.turnstile.api.RetryExhaustedException;
+import dev.turnstile.api.RetryPolicy;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** A policy file changed under a running engine (issue 14, section 3): reload, or the file watch. */
+class RetryPolicyReloadTest {
+    @TempDir
+    Path dir;
+
+    private Path turnstile(String retry) throws IOException {
+        return Files.writeString(dir.resolve("turnstile.yaml"), "database:\n  url: jdbc:h2:mem:reload-" + UUID.randomUUID()
+                + ";DB_CLOSE_DELAY=-1\nretry:\n  policyFile: policies.yaml\n" + retry);
+    }
+
+    private Path policies(int attempts) throws IOException {
+        return Files.writeString(dir.resolve("policies.yaml"),
+                "instances:\n  p: {maxAttempts: " + attempts + ", waitDuration: 1ms, retryCodes: [E_OBJECT_LOCKED]}\n");
+    }
+
+    /** The attempts one always-failing call makes before the policy gives up. */
+    private static int attemptsOf(RetryPolicy policy) {
+        AtomicInteger attempts = new AtomicInteger();
+        assertThatThrownBy(() -> policy.call(() -> {
+            attempts.incrementAndGet();
+            throw EngineRuntimeException.of(ExceptionCode.E_OBJECT_LOCKED, "held elsewhere");
+        })).isInstanceOf(RetryExhaustedException.class);
+        return attempts.get();
+    }
+
+    @Test
+    void reload_putsTheNewFileInForce_forAPolicyHeldSinceBefore_andKeepsItsMetrics() throws IOException {
+        policies(2);
+        try (ContentEngine engine = ContentEngine.open(turnstile(""))) {
+            RetryPolicy held = engine.retryPolicies().get("p");
+            assertThat(attemptsOf(held)).isEqualTo(2);
+            policies(4);
+            assertThat(engine.retryPolicies().reload()).as("changed").containsExactly("p");
+            assertThat(attemptsOf(held)).isEqualTo(4);
+            assertThat(held.metrics().attempts()).as("counted across the reload").isEqualTo(6);
+            assertThat(engine.retryPolicies().reload()).as("nothing changed the second time").isEmpty();
+        }
+    }
+
+    @Test
+    void aBadNewFile_leavesThePoliciesInForce_andSaysWhy() throws IOException {
+        Path file = policies(3);
+        try (ContentEngine engine = ContentEngine.open(turnstile(""))) {
+            List<PolicyReload> told = new CopyOnWriteArrayList<>();
+            engine.retryPolicies().onReload(told::add);
+            Files.writeString(file, "instances:\n  p: {maxAttempts: 0}\n  q: {maxAttempts: 9}\n");
+            assertThatThrownBy(() -> engine.retryPolicies().reload()).hasMessage("E_CONFIG_INVALID: " + file.toAbsolutePath()
+                    + ": instances.p.maxAttempts = \"0\": from 1 to 10,000,000");
+            assertThat(attemptsOf(engine.retryPolicies().get("p"))).as("still the old p").isEqualTo(3);
+            assertThat(engine.retryPolicies().names()).as("and no q: all or nothing").doesNotContain("q");
+            assertThat(told).singleElement().satisfies(r -> {
+                assertThat(r.isOk()).isFalse();
+                assertThat(r.error()).contains("instances.p.maxAttempts");
+            });
+        }
+    }
+
+    @Test
+    void aCallInFlight_finishesUnderTheSettingsItStartedWith() throws Exception {
+        policies(3);
+        try (ContentEngine engine = ContentEngine.open(turnstile(""))) {
+            RetryPolicy p = engine.retryPolicies().get("p");
+            CountDownLatch firstAttempt = new CountDownLatch(1);
+            CountDownLatch reloaded = new CountDownLatch(1);
+            AtomicInteger attempts = new AtomicInteger();
+            CompletableFuture<Void> call = CompletableFuture.runAsync(() -> assertThatThrownBy(() -> p.call(() -> {
+                if (attempts.incrementAndGet() == 1) {
+                    firstAttempt.countDown();
+                    await(reloaded);
+                }
+                throw EngineRuntimeException.of(ExceptionCode.E_OBJECT_LOCKED, "held elsewhere");
+            })).isInstanceOf(RetryExhaustedException.class));
+            assertThat(firstAttempt.await(30, TimeUnit.SECONDS)).isTrue();
+            policies(1);
+            engine.retryPolicies().reload();
+            reloaded.countDown();
+            call.get(30, TimeUnit.SECONDS);
+            assertThat(attempts.get()).as("the call begun under maxAttempts 3").isEqualTo(3);
+            assertThat(attemptsOf(p)).as("a call begun after the reload").isEqualTo(1);
+        }
+    }
+
+    @Test
+    void theFileWatch_reloadsWhenThePolicyFileIsRewritten() throws IOException {
+        Path file = policies(2);
+        try (ContentEngine engine = ContentEngine.open(turnstile("  reload: watch\n"))) {
+            List<PolicyReload> told = new CopyOnWriteArrayList<>();
+            engine.retryPolicies().onReload(told::add);
+            Files.writeString(file, "instances:\n  p: {maxAttempts: 0}\n"); // a bad write first: the policy stays
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> told.stream().anyMatch(r -> !r.isOk()));
+            assertThat(engine.retryPolicies().get("p").config().maxAttempts()).isEqualTo(2);
+            policies(9);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> engine.retryPolicies().get("p").config().maxAttempts() == 9);
+            assertThat(told.get(told.size() - 1).changed()).isEqualTo(Set.of("p"));
+        }
+    }
+
+    @Test
+    void anEngineBuiltInCode_hasNothingToReload_andCannotWatch() {
+        try (ContentEngine engine = ContentEngine.open(EngineConfig.builder().jdbcUrl("jdbc:h2:mem:reload-" + UUID.randomUUID()).build())) {
+            assertThatThrownBy(() -> engine.retryPolicies().reload())
+                    .hasMessage("E_CONFIG_INVALID: builder: (file) = \"builder\": this engine was not opened from a file: nothing to reload");
+        }
+        assertThatThrownBy(() -> ContentEngine.open(EngineConfig.builder().jdbcUrl("jdbc:h2:mem:x").retryReloadWatch(true).build()))
+                .hasMessage("E_CONFIG_INVALID: builder: retry.reload = \"watch\": only an engine opened from a file can watch it");
+    }
+
+    private static void await(CountDownLatch latch) {
+        try {
+            assertThat(latch.await(30, TimeUnit.SECONDS)).isTrue();
+        } catch (InterruptedException e) {
+            throw new AssertionError(e);
+        }
+    }
+}
