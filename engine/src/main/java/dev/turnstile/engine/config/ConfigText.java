@@ -40,7 +40,7 @@ import java.util.regex.Pattern;
  * {@link #MAX_DEPTH}, duplicate keys (the last one silently won), a second YAML document (it was
  * ignored) and YAML aliases (they were read as their anchor's name). Text values then have
  * {@code ${NAME}} and {@code ${NAME:-default}} replaced from the environment, so that secrets stay
- * out of files; {@code $${} is a literal {@code ${}.
+ * out of files; a doubled dollar sign before the brace is the text itself.
  */
 final class ConfigText {
     static final int MAX_BYTES = 1 << 20;

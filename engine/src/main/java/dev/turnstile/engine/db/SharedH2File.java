@@ -17,7 +17,6 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.SQLFeatureNotSupportedException;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Locale;
@@ -119,7 +118,8 @@ final class SharedH2File implements DataSource {
                         if (!GONE.contains(e.getSQLState()) || System.nanoTime() > deadline) {
                             throw e;
                         }
-                        // stopping: its hook deletes the .server file first, and the next try starts another
+                        // a server stopping: it deletes its .server file before it stops taking
+                        // connections, so the next try starts another
                     }
                 } catch (IOException e) {
                     throw new SQLException("Cannot serve " + file + ": " + e, "08001", e);
@@ -132,9 +132,9 @@ final class SharedH2File implements DataSource {
     /** The server started and serving, or empty if a process that is not one serves the file. */
     private Optional<Served> start() throws SQLException, IOException {
         Path log = Path.of(file + ".server.log");
-        List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
+        List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "-Dh2.bindAddress=" + System.getProperty("h2.bindAddress", "127.0.0.1"),
-                "-cp", classPath(), H2FileServer.class.getName(), file.toString()));
+                "-cp", classPath(), H2FileServer.class.getName(), file.toString());
         Process server = new ProcessBuilder(command)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectError(ProcessBuilder.Redirect.appendTo(log.toFile()))
