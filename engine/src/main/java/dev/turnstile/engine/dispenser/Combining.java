@@ -41,6 +41,7 @@ final class Combining {
     /** How often a waiter looks whether the leader stepped down. */
     static final Duration POLL = Duration.ofMillis(5);
     static final Duration DEFAULT_WAIT_BOUND = Duration.ofSeconds(60);
+    /** Null: the policy's, read at each take (a reload may change it). */
     private final Duration waitBound;
     private final LongSupplier nanoTime;
     private final ReentrantLock leader = new ReentrantLock();
@@ -52,7 +53,7 @@ final class Combining {
     }
 
     Combining(ObjectStore os, UUID id, RetryPolicy policy) {
-        this(os, id, policy, waitBoundOf(policy), System::nanoTime);
+        this(os, id, policy, null, System::nanoTime);
     }
 
     Combining(ObjectStore os, UUID id, RetryPolicy policy, Duration waitBound, LongSupplier nanoTime) {
@@ -81,7 +82,8 @@ final class Combining {
     NumberBlock take(int count, String user) {
         Request mine = new Request(count, user, new CompletableFuture<>());
         queue.add(mine);
-        long deadline = nanoTime.getAsLong() + waitBound.toNanos();
+        Duration bound = waitBound != null ? waitBound : waitBoundOf(policy);
+        long deadline = nanoTime.getAsLong() + bound.toNanos();
         while (true) {
             while (!mine.result().isDone() && !queue.isEmpty() && leader.tryLock()) {
                 try {
@@ -96,7 +98,7 @@ final class Combining {
                 return mine.result().get(POLL.toMillis(), TimeUnit.MILLISECONDS);
             } catch (TimeoutException e) {
                 if (nanoTime.getAsLong() - deadline > 0 && queue.remove(mine)) {
-                    throw EngineRuntimeException.of(ExceptionCode.E_RETRY_EXHAUSTED, "Waited " + waitBound.toMillis()
+                    throw EngineRuntimeException.of(ExceptionCode.E_RETRY_EXHAUSTED, "Waited " + bound.toMillis()
                             + " ms for a combined block of dispenser " + id + " without a leader taking it; nothing was"
                             + " taken for this call");
                 }

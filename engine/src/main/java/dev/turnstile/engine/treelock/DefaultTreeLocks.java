@@ -39,7 +39,8 @@ public final class DefaultTreeLocks implements TreeLocks {
     private final Database database;
     private final TreeLockStore store;
     private final Duration lease;
-    private final IntervalFunction intervals;
+    private final DefaultRetryPolicies policies;
+    private final String policy;
     private final Waiters waiters = new Waiters();
     private final AtomicLong lastTicket = new AtomicLong();
 
@@ -47,7 +48,13 @@ public final class DefaultTreeLocks implements TreeLocks {
         this.database = database;
         this.store = new TreeLockStore(database);
         this.lease = config.treeLockLease();
-        this.intervals = policies.intervals(config.treeLockRetryPolicy());
+        this.policies = policies;
+        this.policy = config.treeLockRetryPolicy();
+    }
+
+    /** The waits of the tree-lock policy in force now: a reload changes them for the next wait. */
+    private IntervalFunction intervals() {
+        return policies.intervals(policy);
     }
 
     @Override
@@ -143,7 +150,7 @@ public final class DefaultTreeLocks implements TreeLocks {
                 if (remaining <= 0) {
                     return Optional.empty();
                 }
-                waiter.await(Math.min(remaining, Duration.ofMillis(intervals.apply(Math.min(attempt, 30))).toNanos()));
+                waiter.await(Math.min(remaining, Duration.ofMillis(intervals().apply(Math.min(attempt, 30))).toNanos()));
             }
         } finally {
             waiters.remove(waiter);
@@ -220,7 +227,7 @@ public final class DefaultTreeLocks implements TreeLocks {
             } catch (EngineRuntimeException e) {
                 if (isOutage(e) && System.nanoTime() - givingUpAt < 0) {
                     // Until the lease would lapse by itself anyway: others wait for this release.
-                    pause(intervals.apply(Math.min(attempt, 30)));
+                    pause(intervals().apply(Math.min(attempt, 30)));
                     continue;
                 }
                 if (races++ == RELEASE_ATTEMPTS || !Sql.isRace(e)) {
