@@ -213,7 +213,12 @@ public final class EngineConfigFile {
         }
         String prefix = "";
         if (root.has("resilience4j")) {
-            root = root.path("resilience4j").path("retry");
+            // Spring Boot's form: then nothing else in the file (top-level instances were dropped).
+            checkKeys(file.toString(), "", root, Set.of("resilience4j"));
+            JsonNode resilience4j = root.get("resilience4j");
+            requireObject(file.toString(), "resilience4j", resilience4j);
+            checkKeys(file.toString(), "resilience4j.", resilience4j, Set.of("retry"));
+            root = resilience4j.path("retry");
             prefix = "resilience4j.retry.";
         }
         requireObject(file.toString(), prefix.isEmpty() ? "(root)" : prefix, root);

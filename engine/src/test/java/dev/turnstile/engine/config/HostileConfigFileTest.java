@@ -143,6 +143,21 @@ class HostileConfigFileTest {
     }
 
     @Test
+    void aPolicyFileMixingSpringBootsFormWithTopLevelInstances_isRefused_ratherThanDroppingThem() throws IOException {
+        write("turnstile.yaml", "retry:\n  policyFile: policies.yaml\n");
+        Path policies = write("policies.yaml", """
+                resilience4j:
+                  retry:
+                    instances:
+                      a: {maxAttempts: 2}
+                instances:
+                  b: {maxAttempts: 3}
+                """);
+        assertThatThrownBy(() -> EngineConfigFile.read(dir.resolve("turnstile.yaml"))).hasMessage("E_CONFIG_INVALID: " + policies
+                + ": instances = \"{\"b\":{\"maxAttempts\":3}}\": unknown key; known keys here are [resilience4j]");
+    }
+
+    @Test
     void listValues_showAsWritten_andABadExceptionClassIsReportedAgainstThePolicyFile() throws IOException {
         Path list = write("turnstile.yaml", "retry:\n  instances:\n    p:\n      retryCods: [E_OBJECT_LOCKED]\n");
         assertThatThrownBy(() -> EngineConfigFile.read(list)).hasMessageStartingWith("E_CONFIG_INVALID: " + list
