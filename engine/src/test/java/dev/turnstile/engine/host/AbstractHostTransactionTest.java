@@ -6,11 +6,14 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.DispenserStrategy;
+import dev.turnstile.api.Document;
 import dev.turnstile.api.EditResource;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.JdbcHostTransactions;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.TreeLockHandle;
 import dev.turnstile.api.TreeLockRequest;
 import dev.turnstile.api.TreePath;
@@ -153,6 +156,63 @@ public abstract class AbstractHostTransactionTest {
             pool.shutdownNow();
         }
         long committed = threads * perThread * 4 / 5;
+        assertThat(committedOrders(d)).containsExactlyElementsOf(LongStream.rangeClosed(1, committed).boxed().toList());
+        assertThat(d.current()).isEqualTo(committed);
+    }
+
+    @Test
+    void aDocumentNumberedOnCreate_insideTheHostsTransaction_commitsAndRollsBackWithIt() throws Exception {
+        Dispenser d = dispenser(DispenserStrategy.COMBINING);
+        String cls = "HostInvoice" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        ObjectStore os = engine.session("clerk").objectStore();
+        os.defineClass(cls, c -> c.superclass("Document").int64("InvoiceNumber"));
+        d.numberOnCreate(cls, "InvoiceNumber");
+        for (boolean commit : new boolean[] {false, true, false, true}) {
+            try (Connection c = hostPool.getConnection()) {
+                c.setAutoCommit(false);
+                Document invoice = host.joining(c, () -> {
+                    Document doc = os.createDocument(cls);
+                    doc.save(RefreshMode.REFRESH);
+                    return doc;
+                });
+                long number = invoice.getProperties().getInt64Value("InvoiceNumber");
+                try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + table + " (number, dispenser) VALUES (?, ?)")) {
+                    insert.setLong(1, number);
+                    insert.setString(2, d.name());
+                    insert.executeUpdate();
+                }
+                if (commit) {
+                    c.commit();
+                } else {
+                    c.rollback();
+                }
+            }
+        }
+        assertThat(committedOrders(d)).as("the host's rows").containsExactly(1L, 2L);
+        assertThat(dev.turnstile.engine.TestDatabases.int64Values(config(), cls, "InvoiceNumber")).as("the documents")
+                .containsExactly(1L, 2L);
+        assertThat(d.current()).as("the counter").isEqualTo(2);
+    }
+
+    @Test
+    void twoHostProcessesOfFourThreads_everyFifthRolledBack_committedOrdersCarryExactly1ToN() throws Exception {
+        Dispenser d = dispenser(DispenserStrategy.COMBINING);
+        int processes = 2;
+        int threads = 4;
+        int perThread = 20;
+        List<dev.turnstile.engine.ChildJvm> children = new ArrayList<>();
+        try {
+            for (int p = 0; p < processes; p++) {
+                children.add(dev.turnstile.engine.ChildJvm.start(HostTransactionWorker.class, config().jdbcUrl(), config().username(),
+                        config().password(), d.name(), "COMBINING", table, "" + threads, "" + perThread));
+            }
+            for (dev.turnstile.engine.ChildJvm c : children) {
+                c.awaitLine("DONE"::equals, java.time.Duration.ofMinutes(5));
+            }
+        } finally {
+            children.forEach(dev.turnstile.engine.ChildJvm::close);
+        }
+        long committed = (long) processes * threads * perThread * 4 / 5;
         assertThat(committedOrders(d)).containsExactlyElementsOf(LongStream.rangeClosed(1, committed).boxed().toList());
         assertThat(d.current()).isEqualTo(committed);
     }
