@@ -277,12 +277,21 @@ public abstract class AbstractTreeLockContractTest {
         assertThat(quiet.selects()).isZero();
     }
 
+    /**
+     * What one acquire costs: the least of three, since a release sweeps idle node rows one time in
+     * 256 and the next acquire of a swept node makes its rows again (CI once met it: 8 statements
+     * instead of 4). A sweep only ever adds statements, so the least is the cost.
+     */
     private EngineStatistics cost(TreePath target) {
-        EngineStatistics before = engine.statistics();
-        TreeLockHandle h = tryX(target).orElseThrow();
-        EngineStatistics used = engine.statistics().since(before);
-        h.unlock();
-        return used;
+        EngineStatistics least = null;
+        for (int i = 0; i < 3; i++) {
+            EngineStatistics before = engine.statistics();
+            TreeLockHandle h = tryX(target).orElseThrow();
+            EngineStatistics used = engine.statistics().since(before);
+            h.unlock();
+            least = least == null || used.statements() < least.statements() ? used : least;
+        }
+        return least;
     }
 
     @Test
