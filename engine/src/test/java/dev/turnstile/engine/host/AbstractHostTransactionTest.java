@@ -89,9 +89,18 @@ public abstract class AbstractHostTransactionTest {
 
     /** One host transaction: a number from Turnstile and the host's own row, committed or rolled back. */
     private long order(Dispenser d, boolean commit) throws SQLException {
+        return order(d, commit, c -> host.joining(c, d::next));
+    }
+
+    interface Numbering {
+        long number(Connection hostConnection) throws SQLException;
+    }
+
+    /** The same, with the number taken by {@code numbering} on the host's connection. */
+    private long order(Dispenser d, boolean commit, Numbering numbering) throws SQLException {
         try (Connection c = hostPool.getConnection()) {
             c.setAutoCommit(false);
-            long number = host.joining(c, d::next);
+            long number = numbering.number(c);
             try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + table + " (number, dispenser) VALUES (?, ?)")) {
                 insert.setLong(1, number);
                 insert.setString(2, d.name());
@@ -168,25 +177,11 @@ public abstract class AbstractHostTransactionTest {
         os.defineClass(cls, c -> c.superclass("Document").int64("InvoiceNumber"));
         d.numberOnCreate(cls, "InvoiceNumber");
         for (boolean commit : new boolean[] {false, true, false, true}) {
-            try (Connection c = hostPool.getConnection()) {
-                c.setAutoCommit(false);
-                Document invoice = host.joining(c, () -> {
-                    Document doc = os.createDocument(cls);
-                    doc.save(RefreshMode.REFRESH);
-                    return doc;
-                });
-                long number = invoice.getProperties().getInt64Value("InvoiceNumber");
-                try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + table + " (number, dispenser) VALUES (?, ?)")) {
-                    insert.setLong(1, number);
-                    insert.setString(2, d.name());
-                    insert.executeUpdate();
-                }
-                if (commit) {
-                    c.commit();
-                } else {
-                    c.rollback();
-                }
-            }
+            order(d, commit, c -> host.joining(c, () -> {
+                Document invoice = os.createDocument(cls);
+                invoice.save(RefreshMode.REFRESH);
+                return invoice.getProperties().getInt64Value("InvoiceNumber");
+            }));
         }
         assertThat(committedOrders(d)).as("the host's rows").containsExactly(1L, 2L);
         assertThat(dev.turnstile.engine.TestDatabases.int64Values(config(), cls, "InvoiceNumber")).as("the documents")
