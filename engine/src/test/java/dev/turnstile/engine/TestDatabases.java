@@ -43,11 +43,39 @@ public final class TestDatabases {
                 .build();
     }
 
+    /**
+     * Node {@code node} (1–3) of the MariaDB Galera cluster that {@code .ci/galera} runs on ports
+     * 3307–3309; override with TURNSTILE_GALERA_HOST.
+     */
+    public static EngineConfig galera(int node) {
+        if (node < 1 || node > GALERA_NODES) {
+            throw new IllegalArgumentException("Galera node " + node + ": the cluster has nodes 1.." + GALERA_NODES);
+        }
+        return EngineConfig.builder()
+                .jdbcUrl("jdbc:mariadb://" + env("TURNSTILE_GALERA_HOST", "127.0.0.1") + ":" + (3306 + node) + "/test")
+                .username("root")
+                .password("")
+                .build();
+    }
+
+    public static final int GALERA_NODES = 3;
+
+    /** The Galera node of child process {@code process}: processes 0, 1, 2 on nodes 1, 2, 3, and round again. */
+    public static EngineConfig galeraForProcess(int process) {
+        return galera(process % GALERA_NODES + 1);
+    }
+
     /** A new, empty database on the server {@code base} points at (PostgreSQL or MariaDB), for first-open tests. */
     public static EngineConfig newDatabase(EngineConfig base, String name) throws SQLException {
         execute(base, "CREATE DATABASE " + name);
         String url = base.jdbcUrl().substring(0, base.jdbcUrl().lastIndexOf('/') + 1) + name;
         return EngineConfig.from(base).jdbcUrl(url).build();
+    }
+
+    /** {@code database}'s database (its URL's last part) on the server, or cluster node, {@code server} points at. */
+    public static EngineConfig sameDatabaseOn(EngineConfig server, EngineConfig database) {
+        String name = database.jdbcUrl().substring(database.jdbcUrl().lastIndexOf('/') + 1);
+        return EngineConfig.from(database).jdbcUrl(server.jdbcUrl().substring(0, server.jdbcUrl().lastIndexOf('/') + 1) + name).build();
     }
 
     public static void dropDatabase(EngineConfig base, String name) throws SQLException {

@@ -28,6 +28,7 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -47,6 +48,7 @@ public final class Database implements AutoCloseable {
     private volatile boolean closed;
     private final SessionFactory sessionFactory;
     private final StatementCounter counter = new StatementCounter();
+    private final LongAdder conflicts = new LongAdder();
     private final Clock clock;
     private final String productName;
     /** Transactions the current thread has open on this database (a thread holding a connection). */
@@ -99,7 +101,7 @@ public final class Database implements AutoCloseable {
                     throw e;
                 }
                 log.info("Opening {}: {}; reading the schema again", url, rootMessage(e));
-                pause(100 + ThreadLocalRandom.current().nextInt(400));
+                pause(100 + ThreadLocalRandom.current().nextInt(400), () -> "waiting to open the database");
             }
         }
     }
@@ -189,11 +191,11 @@ public final class Database implements AutoCloseable {
                 : kept + ";OPTIMIZE_REUSE_RESULTS=FALSE";
     }
 
-    private static void pause(long millis) {
+    private static void pause(long millis, Supplier<String> what) {
         try {
             Thread.sleep(millis);
         } catch (InterruptedException e) {
-            throw EngineRuntimeException.interrupted("waiting to open the database", e);
+            throw EngineRuntimeException.interrupted(what.get(), e);
         }
     }
 
@@ -209,6 +211,14 @@ public final class Database implements AutoCloseable {
     /**
      * Runs {@code work} in one transaction and commits it; any exception rolls it back. Engine
      * exceptions pass through; anything else becomes {@link ExceptionCode#E_DATABASE_UNAVAILABLE}.
+     *
+     * <p>A transaction the database aborted for a conflicting one committed nothing, so it runs
+     * again ({@link #CONFLICT_ATTEMPTS} times at most, after a short random pause): a deadlock
+     * victim, and on a Galera cluster a certification conflict at commit or a transaction aborted
+     * by another node's replicated write. Work that runs again sees the winner's commit: a save
+     * whose USN guard it broke now fails with {@code E_OBJECT_MODIFIED}, a lock taken by the
+     * winner is refused — the outcome a single server gives. {@code work} must keep its effects
+     * in the database (or in values it returns) for that reason.
      */
     public <T> T inTransaction(Supplier<String> what, Function<StatelessSession, T> work) {
         if (closed) {
@@ -219,6 +229,33 @@ public final class Database implements AutoCloseable {
         if (hostConnection.isPresent()) {
             return inHostTransaction(hostConnection.get(), what, work);
         }
+        for (int attempt = 1; ; attempt++) {
+            try {
+                return once(what, work);
+            } catch (RuntimeException e) {
+                if (!Sql.isConflictAbort(e)) {
+                    throw e;
+                }
+                if (attempt == CONFLICT_ATTEMPTS) {
+                    throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "The database aborted "
+                            + what.get() + " " + CONFLICT_ATTEMPTS + " times for conflicting transactions (deadlocks, or"
+                            + " certification conflicts with other Galera nodes): " + rootMessage(e), e);
+                }
+                conflicts.increment();
+                pause(ThreadLocalRandom.current().nextLong(1, 2L << Math.min(attempt, 6)), () -> "waiting to run " + what.get() + " again");
+            }
+        }
+    }
+
+    /** How many times a transaction may be aborted for a conflicting one before the caller hears of it. */
+    static final int CONFLICT_ATTEMPTS = 20;
+
+    /** Transactions this engine ran again because the database aborted them for a conflicting one. */
+    public long conflictAborts() {
+        return conflicts.sum();
+    }
+
+    private <T> T once(Supplier<String> what, Function<StatelessSession, T> work) {
         int[] open = openTransactions.get();
         open[0]++;
         try (StatelessSession session = sessionFactory.openStatelessSession()) {
@@ -240,6 +277,9 @@ public final class Database implements AutoCloseable {
                 counter.transactionEnded();
             }
         } catch (RuntimeException e) {
+            if (Sql.isConflictAbort(e)) {
+                throw e; // inTransaction runs it again
+            }
             throw translate(e, what.get());
         } finally {
             open[0]--;
@@ -257,6 +297,11 @@ public final class Database implements AutoCloseable {
         try (StatelessSession session = sessionFactory.withStatelessOptions().connection(connection).openStatelessSession()) {
             return work.apply(session);
         } catch (RuntimeException e) {
+            if (Sql.isConflictAbort(e) && !(e instanceof EngineRuntimeException)) {
+                throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "The database aborted the host's"
+                        + " transaction while " + what.get() + " for a conflicting one (a deadlock, or a certification"
+                        + " conflict with another Galera node): roll it back and run it again. " + rootMessage(e), e);
+            }
             throw translate(e, what.get() + " (in the host's transaction)");
         } finally {
             counter.transactionEnded();

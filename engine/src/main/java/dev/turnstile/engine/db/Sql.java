@@ -35,6 +35,23 @@ public final class Sql {
     }
 
     /**
+     * True if the database aborted the transaction for a conflicting one, so that it committed
+     * nothing and may run again: a deadlock victim, a serialization failure, and on Galera a
+     * certification conflict at commit or a brute-force abort by a replicated write (SQLSTATE
+     * 40001, MariaDB error 1213; PostgreSQL's deadlock 40P01). Looks through the whole cause chain,
+     * since a failure at commit reaches the engine wrapped by Hibernate and Jakarta Persistence.
+     */
+    public static boolean isConflictAbort(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.sql.SQLException sql && ("40001".equals(sql.getSQLState())
+                    || "40P01".equals(sql.getSQLState()) || sql.getErrorCode() == 1213)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Inserts a row unless one with its key exists, inside the caller's transaction. Several
      * transactions may be first at once: the losers' inserts are undone to a savepoint (through
      * JDBC, so the expected duplicate is neither logged as an error nor fatal to the transaction

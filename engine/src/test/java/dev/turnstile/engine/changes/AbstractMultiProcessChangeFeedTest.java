@@ -54,6 +54,11 @@ public abstract class AbstractMultiProcessChangeFeedTest {
 
     protected abstract EngineConfig config();
 
+    /** The database child process {@code process} opens: the one database, or on a cluster a node of its own. */
+    protected EngineConfig config(int process) {
+        return config();
+    }
+
     @BeforeAll
     void open() {
         engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).changesEnabled(true).build());
@@ -73,8 +78,9 @@ public abstract class AbstractMultiProcessChangeFeedTest {
         feed.clients().stream().filter(n -> n.startsWith(PREFIX)).forEach(feed::unregisterClient);
     }
 
-    private String[] args(String... more) {
-        List<String> all = new ArrayList<>(List.of(config().jdbcUrl(), config().username(), config().password()));
+    private String[] args(int process, String... more) {
+        EngineConfig node = config(process);
+        List<String> all = new ArrayList<>(List.of(node.jdbcUrl(), node.username(), node.password()));
         all.addAll(List.of(more));
         return all.toArray(String[]::new);
     }
@@ -113,7 +119,7 @@ public abstract class AbstractMultiProcessChangeFeedTest {
         List<ChildJvm> children = new ArrayList<>();
         try {
             for (int i = 0; i < processes; i++) {
-                children.add(ChildJvm.start(ChangeWorker.class, args("dispatch", log.toString())));
+                children.add(ChildJvm.start(ChangeWorker.class, args(i, "dispatch", log.toString())));
             }
             for (ChildJvm c : children) {
                 c.awaitLine("READY"::equals, STARTUP);
@@ -223,7 +229,7 @@ public abstract class AbstractMultiProcessChangeFeedTest {
         String delivering;
         Instant beforeChild = Instant.now();
         Instant afterKill;
-        try (ChildJvm child = ChildJvm.start(ChangeWorker.class, args("hang", client))) {
+        try (ChildJvm child = ChildJvm.start(ChangeWorker.class, args(1, "hang", client))) {
             delivering = child.awaitLine(l -> l.startsWith("DELIVERING "), STARTUP).substring("DELIVERING ".length());
             child.kill();
             afterKill = Instant.now();

@@ -33,6 +33,11 @@ public abstract class AbstractMultiProcessDispenserTest {
 
     protected abstract EngineConfig config();
 
+    /** The database child process {@code process} opens: the one database, or on a cluster a node of its own. */
+    protected EngineConfig config(int process) {
+        return config();
+    }
+
     @BeforeAll
     void open() {
         engine = ContentEngine.open(config());
@@ -43,8 +48,9 @@ public abstract class AbstractMultiProcessDispenserTest {
         engine.close();
     }
 
-    private String[] args(String... more) {
-        List<String> all = new ArrayList<>(List.of(config().jdbcUrl(), config().username(), config().password()));
+    private String[] args(int process, String... more) {
+        EngineConfig node = config(process);
+        List<String> all = new ArrayList<>(List.of(node.jdbcUrl(), node.username(), node.password()));
         all.addAll(List.of(more));
         return all.toArray(String[]::new);
     }
@@ -61,7 +67,7 @@ public abstract class AbstractMultiProcessDispenserTest {
         List<ChildJvm> children = new ArrayList<>();
         try {
             for (int i = 0; i < processes; i++) {
-                children.add(ChildJvm.start(DispenserWorker.class, args(name, "take", strategy, "" + threads, "" + each)));
+                children.add(ChildJvm.start(DispenserWorker.class, args(i, name, "take", strategy, "" + threads, "" + each)));
             }
             children.forEach(c -> c.awaitLine("READY"::equals, STARTUP));
             children.forEach(c -> c.send("GO"));
@@ -109,10 +115,10 @@ public abstract class AbstractMultiProcessDispenserTest {
         List<ChildJvm> steady = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                steady.add(ChildJvm.start(DispenserWorker.class, args(name, "create", cls, "60")));
+                steady.add(ChildJvm.start(DispenserWorker.class, args(i, name, "create", cls, "60")));
             }
             for (int kill = 0; kill < 3; kill++) {
-                try (ChildJvm victim = ChildJvm.start(DispenserWorker.class, args(name, "create", cls, "-1"))) {
+                try (ChildJvm victim = ChildJvm.start(DispenserWorker.class, args(kill, name, "create", cls, "-1"))) {
                     victim.awaitLine("READY"::equals, STARTUP);
                     int seen = kill;
                     victim.awaitLine(l -> l.startsWith("CREATED") && victim.countLines(x -> x.startsWith("CREATED")) >= 8 + seen, RUN);

@@ -39,6 +39,11 @@ public abstract class AbstractMultiProcessLockTest {
 
     protected abstract EngineConfig config();
 
+    /** The database child process {@code process} opens: the one database, or on a cluster a node of its own. */
+    protected EngineConfig config(int process) {
+        return config();
+    }
+
     @BeforeAll
     void open() {
         engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).build());
@@ -50,8 +55,9 @@ public abstract class AbstractMultiProcessLockTest {
         engine.close();
     }
 
-    private String[] args(String cls, UUID id, String... more) {
-        List<String> all = new ArrayList<>(List.of(config().jdbcUrl(), config().username(), config().password(), cls,
+    private String[] args(int process, String cls, UUID id, String... more) {
+        EngineConfig node = config(process);
+        List<String> all = new ArrayList<>(List.of(node.jdbcUrl(), node.username(), node.password(), cls,
                 id.toString()));
         all.addAll(List.of(more));
         return all.toArray(String[]::new);
@@ -73,7 +79,7 @@ public abstract class AbstractMultiProcessLockTest {
         List<ChildJvm> children = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                children.add(ChildJvm.start(LockWorker.class, args(cls, id, "race", "" + rounds, log.toString())));
+                children.add(ChildJvm.start(LockWorker.class, args(i, cls, id, "race", "" + rounds, log.toString())));
             }
             for (ChildJvm c : children) {
                 c.awaitLine("READY"::equals, STARTUP);
@@ -105,7 +111,7 @@ public abstract class AbstractMultiProcessLockTest {
     void killedHoldersLock_lapsesAtItsExpiry_notBefore() throws Exception {
         String cls = "Held" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         UUID id = newObject(cls);
-        try (ChildJvm holder = ChildJvm.start(LockWorker.class, args(cls, id, "hold", "30"))) {
+        try (ChildJvm holder = ChildJvm.start(LockWorker.class, args(1, cls, id, "hold", "30"))) {
             holder.awaitLine("LOCKED"::equals, STARTUP);
             holder.kill();
         }

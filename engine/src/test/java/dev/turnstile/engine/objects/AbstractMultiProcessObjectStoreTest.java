@@ -38,6 +38,11 @@ public abstract class AbstractMultiProcessObjectStoreTest {
 
     protected abstract EngineConfig config();
 
+    /** The database child process {@code process} opens: the one database, or on a cluster a node of its own. */
+    protected EngineConfig config(int process) {
+        return config();
+    }
+
     private final List<String> created = new ArrayList<>();
 
     /** A database with no Turnstile schema yet, for the concurrent first-open test: a new one on the server. */
@@ -104,7 +109,7 @@ public abstract class AbstractMultiProcessObjectStoreTest {
         try {
             for (int i = 0; i < 2; i++) {
                 children.add(ChildJvm.start(ArticleListingWorker.class,
-                        args(config(), cls, counter.getId().toString(), listing, "8", "25")));
+                        args(config(i), cls, counter.getId().toString(), listing, "8", "25")));
             }
             startTogether(children);
             List<Integer> numbers = new ArrayList<>();
@@ -131,7 +136,7 @@ public abstract class AbstractMultiProcessObjectStoreTest {
         List<ChildJvm> children = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                children.add(ChildJvm.start(IncrementWorker.class, args(config(), cls, id.toString(), "" + perProcess)));
+                children.add(ChildJvm.start(IncrementWorker.class, args(config(i), cls, id.toString(), "" + perProcess)));
             }
             startTogether(children);
             for (ChildJvm child : children) {
@@ -160,10 +165,10 @@ public abstract class AbstractMultiProcessObjectStoreTest {
         int survivorsCount = 300;
         List<ChildJvm> children = new ArrayList<>();
         try {
-            ChildJvm victim = ChildJvm.start(IncrementWorker.class, args(config(), cls, id.toString(), "-1"));
+            ChildJvm victim = ChildJvm.start(IncrementWorker.class, args(config(0), cls, id.toString(), "-1"));
             children.add(victim);
             for (int i = 0; i < 2; i++) {
-                children.add(ChildJvm.start(IncrementWorker.class, args(config(), cls, id.toString(), "" + survivorsCount)));
+                children.add(ChildJvm.start(IncrementWorker.class, args(config(i + 1), cls, id.toString(), "" + survivorsCount)));
             }
             startTogether(children);
             victim.awaitLine(l -> l.equals("OK 150") || (l.startsWith("OK ") && Integer.parseInt(l.substring(3)) > 150), RUN);
@@ -200,7 +205,7 @@ public abstract class AbstractMultiProcessObjectStoreTest {
         List<ChildJvm> children = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                children.add(ChildJvm.start(OpenWorker.class, args(fresh, "Opened")));
+                children.add(ChildJvm.start(OpenWorker.class, args(TestDatabases.sameDatabaseOn(config(i), fresh), "Opened")));
             }
             startTogether(children);
             for (ChildJvm child : children) {

@@ -38,6 +38,11 @@ public abstract class AbstractMultiProcessTreeLockTest {
 
     protected abstract EngineConfig config();
 
+    /** The database child process {@code process} opens: the one database, or on a cluster a node of its own. */
+    protected EngineConfig config(int process) {
+        return config();
+    }
+
     @BeforeAll
     void open() {
         engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).build());
@@ -49,8 +54,9 @@ public abstract class AbstractMultiProcessTreeLockTest {
         engine.close();
     }
 
-    private String[] args(String... more) {
-        List<String> all = new ArrayList<>(List.of(config().jdbcUrl(), config().username(), config().password()));
+    private String[] args(int process, String... more) {
+        EngineConfig node = config(process);
+        List<String> all = new ArrayList<>(List.of(node.jdbcUrl(), node.username(), node.password()));
         all.addAll(List.of(more));
         return all.toArray(String[]::new);
     }
@@ -66,7 +72,7 @@ public abstract class AbstractMultiProcessTreeLockTest {
         List<ChildJvm> children = new ArrayList<>();
         try {
             for (int i = 0; i < 3; i++) {
-                children.add(ChildJvm.start(TreeLockWorker.class, args("race", site, "" + rounds, log.toString())));
+                children.add(ChildJvm.start(TreeLockWorker.class, args(i, "race", site, "" + rounds, log.toString())));
             }
             for (ChildJvm c : children) {
                 c.awaitLine("READY"::equals, STARTUP);
@@ -108,7 +114,7 @@ public abstract class AbstractMultiProcessTreeLockTest {
         String site = UUID.randomUUID().toString().substring(0, 8);
         TreePath workshop = TreePath.root("site", site).child("workshop", "A");
         Instant expiry;
-        try (ChildJvm holder = ChildJvm.start(TreeLockWorker.class, args("hold", site))) {
+        try (ChildJvm holder = ChildJvm.start(TreeLockWorker.class, args(1, "hold", site))) {
             String line = holder.awaitLine(l -> l.startsWith("LOCKED "), STARTUP);
             expiry = Instant.parse(line.substring("LOCKED ".length()));
             holder.kill();

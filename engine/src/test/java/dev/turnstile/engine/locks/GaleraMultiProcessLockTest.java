@@ -1,0 +1,17 @@
+package dev.turnstile.engine.locks;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TestDatabases;
+
+/** The multi-process proofs on a 3-node Galera cluster, every child process on a node of its own. */
+class GaleraMultiProcessLockTest extends AbstractMultiProcessLockTest {
+    @Override
+    protected EngineConfig config() {
+        return TestDatabases.galera(1);
+    }
+
+    @Override
+    protected EngineConfig config(int process) {
+        return TestDatabases.galeraForProcess(process);
+    }
+}
