@@ -37,7 +37,7 @@ import java.util.concurrent.ConcurrentHashMap;
 
 /** Edit locks on the engine's database; see {@link EditLocks}. */
 public final class DefaultEditLocks implements EditLocks {
-    public static final List<Class<?>> ENTITIES = List.of(EditLockRecord.class, EditUserRecord.class, EditAuditRecord.class);
+    public static final List<Class<?>> ENTITIES = List.of(EditLockRecord.class, EditTurnRecord.class, EditAuditRecord.class);
     static final String ARTICLE_CLASS = "EditableArticle";
     /**
      * An edit lock record: valid by the paper's four rules (state, heartbeat, timeout), decided on the
@@ -123,9 +123,10 @@ public final class DefaultEditLocks implements EditLocks {
             try {
                 return objects.inTransaction(() -> user + " locking " + ids, user, tx -> {
                     StatelessSession session = tx.session();
-                    takeTurn(session, user);
-                    // The article row, held to the end: acquires and saves of one article take turns, so a
-                    // paragraph is never granted while a save removes it, nor changed while it is granted.
+                    takeTurn(session, "user:" + user);
+                    // Acquires and saves of one article take turns, so a paragraph is never granted while a
+                    // save removes it, nor changed while it is granted.
+                    takeTurn(session, "article:" + article.resourceId());
                     ObjectTransaction.LockedObject stored = tx.readLocked(ARTICLE_CLASS, idOf(article));
                     Instant now = tx.now();
                     checkParagraphsExist(sorted, html(stored));
@@ -246,12 +247,12 @@ public final class DefaultEditLocks implements EditLocks {
         return toLock(row, resource);
     }
 
-    /** Serializes one user's acquires on its row, so the per-user limit holds under races. */
-    private static void takeTurn(StatelessSession session, String user) {
-        String update = "UPDATE ts_edit_user SET usn = usn + 1 WHERE user_id = :u";
-        if (session.createNativeMutationQuery(update).setParameter("u", user).executeUpdate() == 0) {
-            Sql.insertIfAbsent(session, "INSERT INTO ts_edit_user (user_id, usn) VALUES (?, 0)", user);
-            session.createNativeMutationQuery(update).setParameter("u", user).executeUpdate();
+    /** Writes the turn row of {@code key} ({@link EditTurnRecord}): transactions that write it take turns. */
+    private static void takeTurn(StatelessSession session, String key) {
+        String update = "UPDATE ts_edit_turn SET usn = usn + 1 WHERE turn_key = :k";
+        if (session.createNativeMutationQuery(update).setParameter("k", key).executeUpdate() == 0) {
+            Sql.insertIfAbsent(session, "INSERT INTO ts_edit_turn (turn_key, usn) VALUES (?, 0)", key);
+            session.createNativeMutationQuery(update).setParameter("k", key).executeUpdate();
         }
     }
 
@@ -455,6 +456,7 @@ public final class DefaultEditLocks implements EditLocks {
             return objects.inTransaction(() -> user + " saving under edit lock " + lockId, user, tx -> {
                 StatelessSession session = tx.session();
                 EditResource resource = resourceOf(lockRow(session, user, lockId).resourceId);
+                takeTurn(session, "article:" + resource.article().resourceId());
                 UUID articleId = idOf(resource.article());
                 ObjectTransaction.LockedObject stored = tx.readLocked(ARTICLE_CLASS, articleId);
                 Instant now = tx.now();
