@@ -60,6 +60,7 @@ public final class Database implements AutoCloseable {
         this.host = config.hostTransactions();
         try {
             this.productName = productName(dataSource);
+            Galera.checkCausalReads(dataSource, config.dataSource() == null ? config.jdbcUrl() : "the host's DataSource");
             SchemaUpgrade.run(dataSource, productName);
             HibernatePersistenceConfiguration hibernate = new HibernatePersistenceConfiguration("turnstile")
                     .managedClasses(entities)
@@ -126,6 +127,9 @@ public final class Database implements AutoCloseable {
             hikari.setJdbcUrl(url);
             hikari.setUsername(config.username());
             hikari.setPassword(config.password());
+            if (Galera.isGaleraUrl(url, config.username(), config.password())) {
+                hikari.setConnectionInitSql(Galera.CAUSAL_READS);
+            }
         }
         hikari.setMaximumPoolSize(config.maxPoolSize());
         hikari.setConnectionTimeout(config.connectionTimeout().toMillis());

@@ -1,0 +1,65 @@
+package dev.turnstile.engine.db;
+
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
+
+/**
+ * A MariaDB Galera cluster under the engine. Galera settles the engine's races by certification
+ * at commit (a loser is aborted and {@link Database#inTransaction} runs it again), but a node
+ * applies another node's commit a moment after that node answered it: a read there may not see
+ * it. Every engine connection therefore reads with {@code wsrep_sync_wait = 1}, which makes each
+ * read wait until the node has applied what the cluster committed before it — read your own
+ * writes through any node. A host's pool must set it itself; the engine refuses to open without it.
+ */
+final class Galera {
+    /** The session setting an engine connection needs on Galera: reads wait for the cluster. */
+    static final String CAUSAL_READS = "SET SESSION wsrep_sync_wait = 1";
+
+    private Galera() {
+    }
+
+    /** Whether {@code url} is a MariaDB or MySQL URL whose server is a Galera node with replication on. */
+    static boolean isGaleraUrl(String url, String user, String password) {
+        if (!url.startsWith("jdbc:mariadb:") && !url.startsWith("jdbc:mysql:")) {
+            return false;
+        }
+        try (Connection c = DriverManager.getConnection(url, user, password)) {
+            return isGalera(c);
+        } catch (SQLException e) {
+            return false; // the pool's own connection will report it, with the engine's message
+        }
+    }
+
+    static boolean isGalera(Connection c) throws SQLException {
+        try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SHOW VARIABLES LIKE 'wsrep_on'")) {
+            return rs.next() && "ON".equalsIgnoreCase(rs.getString(2));
+        }
+    }
+
+    /** On a Galera node, refuses a pool whose connections read without waiting for the cluster. */
+    static void checkCausalReads(DataSource dataSource, String where) {
+        try (Connection c = dataSource.getConnection()) {
+            if (!isGalera(c)) {
+                return;
+            }
+            try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@SESSION.wsrep_sync_wait")) {
+                if (rs.next() && (rs.getInt(1) & 1) == 0) {
+                    throw EngineRuntimeException.of(ExceptionCode.E_CONFIG_INVALID, where + " is a Galera cluster node and"
+                            + " its connections read with wsrep_sync_wait = " + rs.getInt(1) + ": a read could miss a commit"
+                            + " another node has already answered. Set wsrep_sync_wait = 1 on the pool's connections (with"
+                            + " MariaDB Connector/J: sessionVariables=wsrep_sync_wait=1 in the URL).");
+                }
+            }
+        } catch (SQLException e) {
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                    "Cannot read the Galera settings of " + where + ": " + e.getMessage(), e);
+        }
+    }
+}
