@@ -171,7 +171,25 @@ final class DispenserBenchmark implements Callable<Integer> {
         }
     }
 
+    /**
+     * One increment in plain JDBC. On a Galera cluster a concurrent increment on another node
+     * aborts this one at commit (a certification conflict, SQLSTATE 40001): it goes again, as any
+     * application on Galera must; it committed nothing.
+     */
     private static long floorIncrement(Connection c, int row) throws Exception {
+        while (true) {
+            try {
+                return floorIncrementOnce(c, row);
+            } catch (java.sql.SQLException e) {
+                if (!"40001".equals(e.getSQLState())) {
+                    throw e;
+                }
+                c.rollback();
+            }
+        }
+    }
+
+    private static long floorIncrementOnce(Connection c, int row) throws Exception {
         try (PreparedStatement up = c.prepareStatement("UPDATE " + TABLE + " SET n = n + 1 WHERE id = ?");
              PreparedStatement read = c.prepareStatement("SELECT n FROM " + TABLE + " WHERE id = ?")) {
             up.setInt(1, row);
@@ -235,7 +253,7 @@ final class DispenserBenchmark implements Callable<Integer> {
         for (int i = 0; i < processes; i++) {
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-cp", System.getProperty("java.class.path"), Bench.class.getName(), "dispensers", "--child", column,
-                    "--dispenser", name, "--seconds", "" + seconds, "--url", database.url(), "--user", database.user(),
+                    "--dispenser", name, "--seconds", "" + seconds, "--url", database.url(i), "--user", database.user(),
                     "--password", database.password()));
             Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             children.add(p);

@@ -52,6 +52,15 @@ abstract class AbstractDatabaseRestartTest {
     /** Stops and starts the server; returns once it accepts connections again. */
     protected abstract void restartDatabase() throws Exception;
 
+    /** The database child process {@code process} works on: the one server, or on a cluster a node of its own. */
+    protected EngineConfig config(int process) {
+        return config();
+    }
+
+    /** Runs once the children have stopped, before the checks: on a cluster, the node taken out rejoins. */
+    protected void afterTheRun() throws Exception {
+    }
+
     @Test
     void restartUnderLoad_noCallFails_noNumberTwice_noGapWithKeys_everyProcessBackWithinTenSeconds() throws Exception {
         String tag = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
@@ -85,7 +94,8 @@ abstract class AbstractDatabaseRestartTest {
         long backAt;
         try {
             for (int i = 0; i < PROCESSES; i++) {
-                children.add(ChildJvm.start(OutageWorker.class, config().jdbcUrl(), config().username(), config().password(),
+                EngineConfig node = config(i);
+                children.add(ChildJvm.start(OutageWorker.class, node.jdbcUrl(), node.username(), node.password(),
                         keyed, plain, documents, creating, lockClass, lockId.toString(), tag, logs.toString(),
                         String.join(",", WORKLOADS),
                         // Not COMBINING: across processes its optimistic leaders can starve for a
@@ -106,6 +116,7 @@ abstract class AbstractDatabaseRestartTest {
             c.awaitLine("DONE"::equals, STARTUP);
             c.close();
         }
+        afterTheRun();
 
         List<String> lines = children.stream().flatMap(c -> c.lines().stream()).toList();
         assertThat(lines.stream().filter(l -> l.startsWith("FAIL "))).as("failures that reached a caller").isEmpty();

@@ -40,6 +40,34 @@ final class DatabaseServers {
         awaitConnection(config);
     }
 
+    /** SIGKILLs node {@code node} of the Galera cluster ({@code .ci/galera kill}); returns once the others form a cluster of two. */
+    static void killGaleraNode(int node, EngineConfig survivor) throws Exception {
+        run(List.of(GALERA.toString(), "kill", Integer.toString(node)));
+        long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+        while (galeraStatus(survivor, "wsrep_cluster_size") != 2) {
+            if (System.nanoTime() - deadline > 0) {
+                throw new AssertionError("the cluster did not go on with two nodes");
+            }
+            Thread.sleep(50);
+        }
+    }
+
+    /** Starts node {@code node} again ({@code .ci/galera start-node}): returns once it has rejoined and is Synced. */
+    static void startGaleraNode(int node) throws Exception {
+        run(List.of(GALERA.toString(), "start-node", Integer.toString(node)));
+    }
+
+    /** A numeric wsrep status variable of the node {@code config} points at. */
+    static long galeraStatus(EngineConfig config, String variable) throws SQLException {
+        try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.username(), config.password());
+             var s = c.createStatement(); var rs = s.executeQuery("SHOW STATUS LIKE '" + variable + "'")) {
+            return rs.next() ? Long.parseLong(rs.getString(2)) : -1;
+        }
+    }
+
+    /** The script that runs the test cluster, from the engine module's directory (where tests run). */
+    private static final Path GALERA = Path.of("..", ".ci", "galera").toAbsolutePath().normalize();
+
     private static void run(List<String> command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();
         String output = new String(p.getInputStream().readAllBytes());
