@@ -28,7 +28,6 @@ import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -48,7 +47,6 @@ public final class Database implements AutoCloseable {
     private volatile boolean closed;
     private final SessionFactory sessionFactory;
     private final StatementCounter counter = new StatementCounter();
-    private final LongAdder conflicts = new LongAdder();
     private final Clock clock;
     private final String productName;
     /** Transactions the current thread has open on this database (a thread holding a connection). */
@@ -60,7 +58,7 @@ public final class Database implements AutoCloseable {
         this.host = config.hostTransactions();
         try {
             this.productName = productName(dataSource);
-            Galera.checkCausalReads(dataSource, config.dataSource() == null ? config.jdbcUrl() : "the host's DataSource");
+            Galera.checkCausalReads(dataSource, productName, config.dataSource() == null ? config.jdbcUrl() : "the host's DataSource");
             SchemaUpgrade.run(dataSource, productName);
             HibernatePersistenceConfiguration hibernate = new HibernatePersistenceConfiguration("turnstile")
                     .managedClasses(entities)
@@ -245,19 +243,14 @@ public final class Database implements AutoCloseable {
                             + what.get() + " " + CONFLICT_ATTEMPTS + " times for conflicting transactions (deadlocks, or"
                             + " certification conflicts with other Galera nodes): " + rootMessage(e), e);
                 }
-                conflicts.increment();
-                pause(ThreadLocalRandom.current().nextLong(1, 2L << Math.min(attempt, 6)), () -> "waiting to run " + what.get() + " again");
+                pause(ThreadLocalRandom.current().nextLong(1, 2L << Math.min(attempt, 6)),
+                        () -> "waiting to run " + what.get() + " again");
             }
         }
     }
 
     /** How many times a transaction may be aborted for a conflicting one before the caller hears of it. */
     static final int CONFLICT_ATTEMPTS = 20;
-
-    /** Transactions this engine ran again because the database aborted them for a conflicting one. */
-    public long conflictAborts() {
-        return conflicts.sum();
-    }
 
     private <T> T once(Supplier<String> what, Function<StatelessSession, T> work) {
         int[] open = openTransactions.get();

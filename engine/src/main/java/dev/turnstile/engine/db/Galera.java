@@ -44,7 +44,11 @@ final class Galera {
     }
 
     /** On a Galera node, refuses a pool whose connections read without waiting for the cluster. */
-    static void checkCausalReads(DataSource dataSource, String where) {
+    static void checkCausalReads(DataSource dataSource, String productName, String where) {
+        String product = productName.toLowerCase(java.util.Locale.ROOT);
+        if (!product.contains("mariadb") && !product.contains("mysql")) {
+            return;
+        }
         try (Connection c = dataSource.getConnection()) {
             if (!isGalera(c)) {
                 return;

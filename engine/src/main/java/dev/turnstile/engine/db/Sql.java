@@ -43,7 +43,7 @@ public final class Sql {
      */
     public static boolean isConflictAbort(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (t instanceof java.sql.SQLException sql && ("40001".equals(sql.getSQLState())
+            if (t instanceof SQLException sql && ("40001".equals(sql.getSQLState())
                     || "40P01".equals(sql.getSQLState()) || sql.getErrorCode() == 1213)) {
                 return true;
             }
