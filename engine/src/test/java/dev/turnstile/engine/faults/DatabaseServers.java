@@ -35,8 +35,10 @@ final class DatabaseServers {
     /** {@code mariadb-admin shutdown}, then {@code mariadbd} started again as {@code .ci/run} starts it. */
     static void restartMariaDb(EngineConfig config) throws Exception {
         run(List.of("mariadb-admin", "-uroot", "shutdown"));
-        run(List.of("start-stop-daemon", "--start", "--oknodo", "--background", "--exec", "/usr/sbin/mariadbd", "--",
-                "--user=mysql"));
+        // By its pid file: the Galera test nodes are mariadbd processes too, and matched by the
+        // executable alone start-stop-daemon took one of them for this server and started nothing.
+        run(List.of("start-stop-daemon", "--start", "--oknodo", "--background", "--pidfile", "/run/mysqld/mysqld.pid",
+                "--exec", "/usr/sbin/mariadbd", "--", "--user=mysql"));
         awaitConnection(config);
     }
 
