@@ -62,7 +62,24 @@ public final class TestDatabases {
 
     /** The Galera node of child process {@code process}: processes 0, 1, 2 on nodes 1, 2, 3, and round again. */
     public static EngineConfig galeraForProcess(int process) {
-        return galera(process % GALERA_NODES + 1);
+        return galera(galeraNodeOf(process));
+    }
+
+    /**
+     * As {@link #galeraForProcess}, with the other nodes after its own in a failover URL (MariaDB
+     * Connector/J's {@code sequential}): when its node dies, the process goes on on the next.
+     */
+    public static EngineConfig galeraFailoverForProcess(int process) {
+        StringBuilder hosts = new StringBuilder();
+        for (int k = 0; k < GALERA_NODES; k++) {
+            String url = galera(galeraNodeOf(process + k)).jdbcUrl();
+            hosts.append(k == 0 ? "" : ",").append(url, "jdbc:mariadb://".length(), url.lastIndexOf('/'));
+        }
+        return EngineConfig.from(galera(1)).jdbcUrl("jdbc:mariadb:sequential://" + hosts + "/test").build();
+    }
+
+    private static int galeraNodeOf(int process) {
+        return process % GALERA_NODES + 1;
     }
 
     /** A new, empty database on the server {@code base} points at (PostgreSQL or MariaDB), for first-open tests. */

@@ -126,7 +126,7 @@ public final class DefaultEditLocks implements EditLocks {
                     takeTurn(session, "user:" + user);
                     // Acquires and saves of one article take turns, so a paragraph is never granted while a
                     // save removes it, nor changed while it is granted.
-                    takeTurn(session, "article:" + article.resourceId());
+                    takeArticleTurn(session, article);
                     ObjectTransaction.LockedObject stored = tx.readLocked(ARTICLE_CLASS, idOf(article));
                     Instant now = tx.now();
                     checkParagraphsExist(sorted, html(stored));
@@ -245,6 +245,11 @@ public final class DefaultEditLocks implements EditLocks {
         row.heartBeatTime = now;
         row.state = 1;
         return toLock(row, resource);
+    }
+
+    /** The article's turn: its acquires and saves write it first. */
+    private static void takeArticleTurn(StatelessSession session, EditResource article) {
+        takeTurn(session, "article:" + article.resourceId());
     }
 
     /** Writes the turn row of {@code key} ({@link EditTurnRecord}): transactions that write it take turns. */
@@ -456,7 +461,7 @@ public final class DefaultEditLocks implements EditLocks {
             return objects.inTransaction(() -> user + " saving under edit lock " + lockId, user, tx -> {
                 StatelessSession session = tx.session();
                 EditResource resource = resourceOf(lockRow(session, user, lockId).resourceId);
-                takeTurn(session, "article:" + resource.article().resourceId());
+                takeArticleTurn(session, resource.article());
                 UUID articleId = idOf(resource.article());
                 ObjectTransaction.LockedObject stored = tx.readLocked(ARTICLE_CLASS, articleId);
                 Instant now = tx.now();

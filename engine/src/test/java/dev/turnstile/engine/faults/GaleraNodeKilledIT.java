@@ -7,6 +7,7 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.ResultSet;
 import java.sql.Statement;
+import java.util.ArrayList;
 import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -25,16 +26,9 @@ class GaleraNodeKilledIT extends AbstractDatabaseRestartTest {
         return TestDatabases.galera(1);
     }
 
-    /** Child i on node i + 1 first, the other nodes after it: MariaDB Connector/J's sequential failover. */
     @Override
     protected EngineConfig config(int process) {
-        int first = process % TestDatabases.GALERA_NODES + 1;
-        StringBuilder hosts = new StringBuilder();
-        for (int k = 0; k < TestDatabases.GALERA_NODES; k++) {
-            String url = TestDatabases.galera((first - 1 + k) % TestDatabases.GALERA_NODES + 1).jdbcUrl();
-            hosts.append(k == 0 ? "" : ",").append(url, "jdbc:mariadb://".length(), url.lastIndexOf('/'));
-        }
-        return EngineConfig.from(config()).jdbcUrl("jdbc:mariadb:sequential://" + hosts + "/test").build();
+        return TestDatabases.galeraFailoverForProcess(process);
     }
 
     @Override
@@ -57,7 +51,7 @@ class GaleraNodeKilledIT extends AbstractDatabaseRestartTest {
              Statement s = c.createStatement()) {
             s.execute("SET SESSION wsrep_sync_wait = 1");
             try (ResultSet rs = s.executeQuery("SELECT id, usn FROM ts_object ORDER BY id")) {
-                List<String> rows = new java.util.ArrayList<>();
+                List<String> rows = new ArrayList<>();
                 while (rs.next()) {
                     rows.add(rs.getString(1) + " " + rs.getLong(2));
                 }
