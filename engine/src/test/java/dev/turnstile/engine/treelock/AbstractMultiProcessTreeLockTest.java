@@ -92,7 +92,6 @@ public abstract class AbstractMultiProcessTreeLockTest {
             return new Operation(Long.parseLong(f[0]), Long.parseLong(f[1]), f[2], TreeLockStore.decode(f[3].replace(';', '\n')));
         }).toList();
         assertThat(ops).hasSize(3 * rounds);
-        int overlapping = 0;
         for (int i = 0; i < ops.size(); i++) {
             for (int j = i + 1; j < ops.size(); j++) {
                 Operation a = ops.get(i);
@@ -101,12 +100,26 @@ public abstract class AbstractMultiProcessTreeLockTest {
                 if (overlap) {
                     assertThat(AbstractTreeLockContractTest.conflict(a.request, b.request))
                             .as("%s (pid %s) overlapped %s (pid %s)", a.request, a.pid, b.request, b.pid).isFalse();
-                    overlapping++;
                 }
             }
         }
-        assertThat(overlapping).as("independent operations ran at the same time").isPositive();
         assertThat(locks.status(TreePath.root("site", site))).isEmpty();
+    }
+
+    @Test
+    void anotherProcessesLock_blocksTheConflictingNode_notAnIndependentOne() throws Exception {
+        String site = UUID.randomUUID().toString().substring(0, 8);
+        TreePath root = TreePath.root("site", site);
+        try (ChildJvm holder = ChildJvm.start(TreeLockWorker.class, args(1, "hold", site))) {
+            holder.awaitLine(l -> l.startsWith("LOCKED "), STARTUP);
+            assertThat(locks.tryLock(TreeLockRequest.exclusive(root.child("workshop", "A").child("bench", "2")), "parent"))
+                    .as("a bench under the held workshop").isEmpty();
+            assertThat(locks.tryLock(TreeLockRequest.shared(root), "parent")).as("the site above it").isEmpty();
+            Optional<TreeLockHandle> other = locks.tryLock(TreeLockRequest.exclusive(root.child("workshop", "B")), "parent");
+            assertThat(other).as("the other workshop, while A is held").isPresent();
+            other.get().unlock();
+            holder.kill();
+        }
     }
 
     @Test
