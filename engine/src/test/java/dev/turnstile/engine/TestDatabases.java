@@ -82,6 +82,25 @@ public final class TestDatabases {
         return process % GALERA_NODES + 1;
     }
 
+    /**
+     * The PostgreSQL primary and standby that {@code .ci/pg-failover} runs on ports 5433 and 5434,
+     * as a host application points at such a pair: a multi-host URL that connects to whichever of
+     * the two is the primary now.
+     */
+    public static EngineConfig postgresFailover() {
+        return EngineConfig.from(postgres())
+                .jdbcUrl("jdbc:postgresql://127.0.0.1:" + PG_PRIMARY_PORT + ",127.0.0.1:" + PG_STANDBY_PORT + "/test?targetServerType=primary")
+                .build();
+    }
+
+    /** The first primary of {@code .ci/pg-failover} alone, to watch it while it is the primary. */
+    public static EngineConfig postgresFailoverFirstPrimary() {
+        return EngineConfig.from(postgres()).jdbcUrl("jdbc:postgresql://127.0.0.1:" + PG_PRIMARY_PORT + "/test").build();
+    }
+
+    private static final int PG_PRIMARY_PORT = 5433;
+    private static final int PG_STANDBY_PORT = 5434;
+
     /** A new, empty database on the server {@code base} points at (PostgreSQL or MariaDB), for first-open tests. */
     public static EngineConfig newDatabase(EngineConfig base, String name) throws SQLException {
         execute(base, "CREATE DATABASE " + name);

@@ -105,10 +105,10 @@ abstract class AbstractDatabaseRestartTest {
             for (ChildJvm c : children) {
                 c.awaitLine("READY"::equals, STARTUP);
             }
-            awaitProgress(children, 0, 5);
+            OutageWorker.awaitProgress(children, WORKLOADS, 0, 5);
             restartDatabase();
             backAt = System.currentTimeMillis();
-            awaitProgress(children, backAt, 5);
+            OutageWorker.awaitProgress(children, WORKLOADS, backAt, 5);
         } finally {
             children.forEach(c -> c.send("STOP"));
         }
@@ -181,22 +181,6 @@ abstract class AbstractDatabaseRestartTest {
     void unregisterFeedClients() {
         try (ContentEngine engine = ContentEngine.open(config())) {
             feedClients.forEach(engine.changes()::unregisterClient);
-        }
-    }
-
-    /** Waits until every child has {@code count} more successes of every workload after {@code since} (epoch ms). */
-    private static void awaitProgress(List<ChildJvm> children, long since, int count) {
-        for (ChildJvm c : children) {
-            for (String workload : WORKLOADS) {
-                try {
-                    c.awaitLine(l -> l.startsWith("OK " + workload + " ") && OutageWorker.oksSince(c.lines(), workload, since) >= count,
-                            STARTUP);
-                } catch (org.awaitility.core.ConditionTimeoutException e) {
-                    List<String> lines = c.lines();
-                    throw new AssertionError(workload + " made no progress; the child's last lines: "
-                            + lines.subList(Math.max(0, lines.size() - 20), lines.size()), e);
-                }
-            }
         }
     }
 }

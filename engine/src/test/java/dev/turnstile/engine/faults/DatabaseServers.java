@@ -67,8 +67,67 @@ final class DatabaseServers {
         }
     }
 
-    /** The script that runs the test cluster, from the engine module's directory (where tests run). */
+    /**
+     * {@code .ci/pg-failover ARGS}: {@code start sync|async} a new primary and standby, {@code pause}
+     * the primary's WAL sender, {@code fail} the primary (SIGKILL) and promote the standby, {@code stop}.
+     */
+    static void pgFailover(String... args) throws Exception {
+        List<String> command = new java.util.ArrayList<>(List.of(PG_FAILOVER.toString()));
+        command.addAll(List.of(args));
+        run(command);
+    }
+
+    /** Returns once a commit on {@code primary} waits for its synchronous standby (wait event SyncRep). */
+    static void awaitCommitWaitingForStandby(EngineConfig primary) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        try (Connection c = DriverManager.getConnection(primary.jdbcUrl(), primary.username(), primary.password());
+             var s = c.createStatement()) {
+            while (true) {
+                try (var rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")) {
+                    rs.next();
+                    if (rs.getInt(1) > 0) {
+                        return;
+                    }
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("no commit waited for the paused standby");
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    /**
+     * Returns once the standby of {@code primary} has replayed everything the primary had written
+     * when this was called: every commit before the call is on the standby.
+     */
+    static void awaitStandbyCaughtUp(EngineConfig primary) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+        try (Connection c = DriverManager.getConnection(primary.jdbcUrl(), primary.username(), primary.password());
+             var s = c.createStatement()) {
+            String written;
+            try (var rs = s.executeQuery("SELECT pg_current_wal_lsn()")) {
+                rs.next();
+                written = rs.getString(1);
+            }
+            while (true) {
+                try (var rs = s.executeQuery("SELECT count(*) FROM pg_stat_replication WHERE replay_lsn >= '" + written + "'")) {
+                    rs.next();
+                    if (rs.getInt(1) > 0) {
+                        return;
+                    }
+                }
+                if (System.nanoTime() - deadline > 0) {
+                    throw new AssertionError("the standby did not replay up to " + written);
+                }
+                Thread.sleep(20);
+            }
+        }
+    }
+
+    /** The scripts that run the test cluster and the failover pair, from the engine module's directory (where tests run). */
     private static final Path GALERA = Path.of("..", ".ci", "galera").toAbsolutePath().normalize();
+    private static final Path PG_FAILOVER = Path.of("..", ".ci", "pg-failover").toAbsolutePath().normalize();
 
     private static void run(List<String> command) throws IOException, InterruptedException {
         Process p = new ProcessBuilder(command).redirectErrorStream(true).start();

@@ -20,6 +20,7 @@ import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.api.RetryPolicyConfig;
 import dev.turnstile.api.TreeLockHandle;
 import dev.turnstile.api.TreePath;
+import dev.turnstile.engine.ChildJvm;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -183,6 +184,22 @@ public final class OutageWorker {
     /** How many OK lines of a workload are at or after {@code since}. */
     static long oksSince(List<String> lines, String workload, long since) {
         return lines.stream().filter(l -> l.startsWith("OK " + workload + " ") && Long.parseLong(l.split(" ")[2]) >= since).count();
+    }
+
+    /** Waits until every child has {@code count} more successes of every workload after {@code since} (epoch ms). */
+    static void awaitProgress(List<ChildJvm> children, List<String> workloads, long since, int count) {
+        for (ChildJvm c : children) {
+            for (String workload : workloads) {
+                try {
+                    c.awaitLine(l -> l.startsWith("OK " + workload + " ") && oksSince(c.lines(), workload, since) >= count,
+                            Duration.ofSeconds(60));
+                } catch (org.awaitility.core.ConditionTimeoutException e) {
+                    List<String> lines = c.lines();
+                    throw new AssertionError(workload + " made no progress; the child's last lines: "
+                            + lines.subList(Math.max(0, lines.size() - 20), lines.size()), e);
+                }
+            }
+        }
     }
 
     interface Step {

@@ -1,0 +1,38 @@
+package dev.turnstile.engine.faults;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TestDatabases;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/**
+ * The restart test on a PostgreSQL primary with a synchronous standby, the engine on a multi-host
+ * URL with {@code targetServerType=primary}. The "restart" is the worst moment to lose the primary:
+ * its WAL sender is paused, so commits have been written on the primary and wait for the standby;
+ * then the primary is SIGKILLed and the standby promoted. Those commits were never answered, so
+ * their numbers may be issued again without any caller having seen them twice: nothing reaches a
+ * caller twice, keyed numbers stay exactly 1..N, every process goes on on the new primary.
+ */
+class PostgresSyncFailoverIT extends AbstractDatabaseRestartTest {
+    @BeforeAll
+    static void startPrimaryAndSynchronousStandby() throws Exception {
+        DatabaseServers.pgFailover("start", "sync");
+    }
+
+    @AfterAll
+    static void stopThem() throws Exception {
+        DatabaseServers.pgFailover("stop");
+    }
+
+    @Override
+    protected EngineConfig config() {
+        return TestDatabases.postgresFailover();
+    }
+
+    @Override
+    protected void restartDatabase() throws Exception {
+        DatabaseServers.pgFailover("pause");
+        DatabaseServers.awaitCommitWaitingForStandby(TestDatabases.postgresFailoverFirstPrimary());
+        DatabaseServers.pgFailover("fail");
+    }
+}
