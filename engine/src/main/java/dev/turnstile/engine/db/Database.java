@@ -58,7 +58,9 @@ public final class Database implements AutoCloseable {
         this.host = config.hostTransactions();
         try {
             this.productName = productName(dataSource);
-            Galera.checkCausalReads(dataSource, productName, config.dataSource() == null ? config.jdbcUrl() : "the host's DataSource");
+            String where = config.dataSource() == null ? config.jdbcUrl() : "the host's DataSource";
+            Galera.checkCausalReads(dataSource, productName, where);
+            Replication.warnIfStandbysAreAsynchronous(dataSource, productName, where);
             SchemaUpgrade.run(dataSource, productName);
             HibernatePersistenceConfiguration hibernate = new HibernatePersistenceConfiguration("turnstile")
                     .managedClasses(entities)

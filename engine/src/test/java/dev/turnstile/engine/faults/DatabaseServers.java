@@ -125,6 +125,18 @@ final class DatabaseServers {
         }
     }
 
+    /** "state sync_state" of every standby {@code primary} streams to. */
+    static List<String> replicationStates(EngineConfig primary) throws SQLException {
+        try (Connection c = DriverManager.getConnection(primary.jdbcUrl(), primary.username(), primary.password());
+             var s = c.createStatement(); var rs = s.executeQuery("SELECT state || ' ' || sync_state FROM pg_stat_replication")) {
+            List<String> states = new java.util.ArrayList<>();
+            while (rs.next()) {
+                states.add(rs.getString(1));
+            }
+            return states;
+        }
+    }
+
     /** The scripts that run the test cluster and the failover pair, from the engine module's directory (where tests run). */
     private static final Path GALERA = Path.of("..", ".ci", "galera").toAbsolutePath().normalize();
     private static final Path PG_FAILOVER = Path.of("..", ".ci", "pg-failover").toAbsolutePath().normalize();

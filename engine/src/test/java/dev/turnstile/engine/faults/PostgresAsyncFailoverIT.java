@@ -4,10 +4,14 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.engine.ChildJvm;
+import dev.turnstile.engine.LogCapture;
 import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
@@ -30,6 +34,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and tells which settings prevent it ({@link PostgresSyncFailoverIT}). Numbers answered before
  * that point are never issued again.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class PostgresAsyncFailoverIT {
     private static final List<String> WORKLOADS = List.of("keyed", "plain");
     private static final int PROCESSES = 3;
@@ -48,6 +53,21 @@ class PostgresAsyncFailoverIT {
     }
 
     @Test
+    @Order(1)
+    void openingOnThePrimary_warnsWhatAFailoverCanCost() throws Exception {
+        EngineConfig config = TestDatabases.postgresFailover();
+        assertThat(DatabaseServers.replicationStates(TestDatabases.postgresFailoverFirstPrimary())).containsExactly("streaming async");
+        try (LogCapture log = new LogCapture("dev.turnstile.engine.db.Replication");
+             ContentEngine ignored = ContentEngine.open(config)) {
+            assertThat(log.lines()).containsExactly("WARN " + config.jdbcUrl() + " streams to 1 standby asynchronously"
+                    + " (synchronous_standby_names = '', synchronous_commit = on): after a failover the promoted standby can"
+                    + " lack numbers, saves and locks already answered, and give them out again. To fail over without that,"
+                    + " name the standbys in synchronous_standby_names and keep synchronous_commit on.");
+        }
+    }
+
+    @Test
+    @Order(2) // fails the primary over
     void primaryLostWhileTheStandbyLags_numbersAnsweredSinceItCaughtUpAreIssuedAgain_earlierOnesNever() throws Exception {
         EngineConfig config = TestDatabases.postgresFailover();
         String tag = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
