@@ -10,6 +10,12 @@ class GaleraMultiProcessDispenserTest extends AbstractMultiProcessDispenserTest 
         return TestDatabases.galera(1);
     }
 
+    /** Fewer than on one server: an optimistic strategy takes about 20 numbers/s across nodes (docs/BENCHMARKS.md). */
+    @Override
+    protected int perProcess() {
+        return 500;
+    }
+
     @Override
     protected EngineConfig config(int process) {
         return TestDatabases.galeraForProcess(process);
