@@ -52,12 +52,25 @@ public final class ChildJvm implements AutoCloseable {
 
     /** A child with extra environment variables (LD_PRELOAD of libfaketime, say). */
     public static ChildJvm start(java.util.Map<String, String> env, Class<?> main, String... args) throws IOException {
+        return start(env, System.getProperty("java.class.path"), main, args);
+    }
+
+    /** A child whose class path lacks the jars whose file names start with one of {@code jarPrefixes} (a host without a driver, say). */
+    public static ChildJvm startWithout(java.util.Set<String> jarPrefixes, Class<?> main, String... args) throws IOException {
+        String classPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
+                .filter(entry -> jarPrefixes.stream().noneMatch(Path.of(entry).getFileName().toString()::startsWith))
+                .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
+        return start(java.util.Map.of(), classPath, main, args);
+    }
+
+    private static ChildJvm start(java.util.Map<String, String> env, String classPath, Class<?> main, String... args)
+            throws IOException {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
         command.add("-XX:TieredStopAtLevel=1");
         command.add("-cp");
-        command.add(System.getProperty("java.class.path"));
+        command.add(classPath);
         command.add(main.getName());
         command.addAll(List.of(args));
         Path dir = Files.createDirectories(Path.of("target", "child-logs"));

@@ -117,6 +117,7 @@ public final class Database implements AutoCloseable {
     }
 
     private static HikariDataSource openPool(EngineConfig config) {
+        requireDriver(config.jdbcUrl());
         serveH2OnLoopback(config.jdbcUrl());
         HikariConfig hikari = new HikariConfig();
         hikari.setPoolName("turnstile");
@@ -149,6 +150,27 @@ public final class Database implements AutoCloseable {
         } catch (RuntimeException e) {
             throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
                     "Cannot connect to " + config.jdbcUrl() + " as " + config.username() + ": " + rootMessage(e), e);
+        }
+    }
+
+    /** The driver artifacts of the databases the engine supports, by URL prefix. */
+    private static final List<String[]> DRIVERS = List.of(
+            new String[] {"jdbc:postgresql:", "org.postgresql:postgresql"},
+            new String[] {"jdbc:mariadb:", "org.mariadb.jdbc:mariadb-java-client"},
+            new String[] {"jdbc:h2:", "com.h2database:h2"});
+
+    /**
+     * The JDBC drivers are the host's choice: the engine depends on none (optional dependencies),
+     * so a URL whose driver the application did not bring is refused here, naming what to add.
+     */
+    static void requireDriver(String url) {
+        try {
+            java.sql.DriverManager.getDriver(url);
+        } catch (SQLException e) {
+            String add = DRIVERS.stream().filter(d -> url.startsWith(d[0])).map(d -> "add " + d[1] + " to the application")
+                    .findFirst().orElse("add the JDBC driver of that database to the application");
+            throw EngineRuntimeException.of(ExceptionCode.E_CONFIG_INVALID, "No JDBC driver on the classpath accepts"
+                    + " database.url " + url + ": " + add + " (the engine brings no driver)");
         }
     }
 
