@@ -94,13 +94,30 @@ public abstract class AbstractDispenserContractTest {
         assertThat(clerk.get(name).current()).isEqualTo(100 + THREADS * PER_THREAD - 1);
     }
 
+    /** Callers choose their strategy: one dispenser taken through all of them at once must stay exact. */
+    @Test
+    void sixteenThreads_everyStrategyAtOnce_getExactlyOneTo16000() throws Exception {
+        String name = name("mixed");
+        admin.create(name, DispenserConfig.ofDefaults());
+        DispenserStrategy[] strategies = DispenserStrategy.values();
+        List<Long> all = race(name, t -> DispenserConfig.builder().strategy(strategies[t % strategies.length])
+                .feelingUnlucky(t % 7 == 0).build());
+        assertThat(all).hasSize(THREADS * PER_THREAD);
+        assertThat(new HashSet<>(all)).as("no duplicate").hasSize(THREADS * PER_THREAD);
+        assertThat(all.stream().mapToLong(Long::longValue).max().orElseThrow()).as("no gap").isEqualTo(THREADS * PER_THREAD);
+    }
+
     private List<Long> race(String name, DispenserConfig config) throws Exception {
+        return race(name, t -> config);
+    }
+
+    private List<Long> race(String name, java.util.function.IntFunction<DispenserConfig> configOfThread) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(THREADS);
         CyclicBarrier start = new CyclicBarrier(THREADS);
         try {
             List<Future<List<Long>>> futures = new ArrayList<>();
             for (int t = 0; t < THREADS; t++) {
-                Dispenser d = engine.session("worker" + t).dispensers().get(name, config);
+                Dispenser d = engine.session("worker" + t).dispensers().get(name, configOfThread.apply(t));
                 futures.add(pool.submit(() -> {
                     start.await(30, TimeUnit.SECONDS);
                     List<Long> mine = new ArrayList<>(PER_THREAD);
