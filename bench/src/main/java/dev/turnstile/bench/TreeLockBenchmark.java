@@ -9,6 +9,11 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
+import java.io.BufferedReader;
+import java.io.InputStreamReader;
+import java.io.PrintStream;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.Statement;
@@ -55,8 +60,14 @@ final class TreeLockBenchmark implements Callable<Integer> {
     @Option(names = "--held", defaultValue = "1000", description = "locks held while acquire time is measured (default ${DEFAULT-VALUE})")
     int held;
 
+    @Option(names = "--holder", hidden = true, description = "run as the other process of the hand-over: hold this node or the row on command")
+    String holderOf;
+
     @Override
     public Integer call() throws Exception {
+        if (holderOf != null) {
+            return runHolder();
+        }
         try (ContentEngine engine = ContentEngine.open(database.engineConfig(24));
              Connection c = database.connect(); Statement s = c.createStatement()) {
             s.execute("CREATE TABLE IF NOT EXISTS ts_bench_tree_floor (node_path VARCHAR(512) PRIMARY KEY)");
@@ -66,6 +77,7 @@ final class TreeLockBenchmark implements Callable<Integer> {
             c.commit();
             System.out.printf(Locale.ROOT, "tree lock benchmark on %s%n%n", database.url());
             handOver(engine.treeLocks());
+            handOverAcrossProcesses(engine.treeLocks());
             throughput(engine.treeLocks());
             treeSize(engine.treeLocks());
         }
@@ -114,6 +126,108 @@ final class TreeLockBenchmark implements Callable<Integer> {
         row("Turnstile tree lock", ours);
         row("seed design (global lock, 500 ms sleeps)", seed);
         System.out.println();
+    }
+
+    /**
+     * As {@link #handOver}, the holder in a child JVM on the same database: it takes the bench (or
+     * the floor's row lock) on "LOCK" / "ROW", and on "RELEASE" notes System.nanoTime (one clock for
+     * every process on this machine) and lets go.
+     */
+    private void handOverAcrossProcesses(TreeLocks locks) throws Exception {
+        TreePath bench = site("handover-processes").child("workshop", "A").child("bench", "1");
+        long[] ours = new long[handovers];
+        long[] floor = new long[handovers];
+        Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-cp",
+                System.getProperty("java.class.path"), Bench.class.getName(), "treelocks", "--holder", bench.toString(),
+                "--url", database.url(), "--user", database.user(), "--password", database.password())
+                .redirectError(ProcessBuilder.Redirect.INHERIT).start();
+        ExecutorService waiter = Executors.newSingleThreadExecutor();
+        try (BufferedReader out = new BufferedReader(new InputStreamReader(child.getInputStream(), StandardCharsets.UTF_8));
+             PrintStream in = new PrintStream(child.getOutputStream(), true, StandardCharsets.UTF_8);
+             Connection other = database.connect()) {
+            for (int i = 0; i < 2 * handovers; i++) { // the first half warms both JVMs up and is not counted
+                long nanos = handOverFrom(in, out, "LOCK", waiter, () -> {
+                    locks.lock(Set.of(bench), "waiter", Duration.ofSeconds(10)).unlock();
+                    return null;
+                });
+                if (i >= handovers) {
+                    ours[i - handovers] = nanos;
+                }
+            }
+            for (int i = 0; i < handovers; i++) {
+                floor[i] = handOverFrom(in, out, "ROW", waiter, () -> {
+                    other.createStatement().executeQuery("SELECT id FROM ts_bench_handover WHERE id = 1 FOR UPDATE").close();
+                    return null;
+                });
+                other.commit();
+            }
+            in.println("EXIT");
+        } finally {
+            waiter.shutdownNow();
+            child.waitFor();
+        }
+        System.out.println("Hand-over latency, unlock in another process → waiter's grant here (ms):");
+        System.out.println("| | p50 | p99 | samples |");
+        System.out.println("|---|---|---|---|");
+        row("database row lock (SELECT … FOR UPDATE, commit) — floor", floor);
+        row("Turnstile tree lock", ours);
+        System.out.println();
+    }
+
+    /** One hand-over from the child: it takes {@code what}, our waiter blocks on it, the child releases; grant minus release. */
+    private static long handOverFrom(PrintStream in, BufferedReader out, String what, ExecutorService waiter,
+                                     Callable<Void> take) throws Exception {
+        in.println(what);
+        expect(out, "LOCKED");
+        Future<Long> granted = waiter.submit(() -> {
+            take.call();
+            return System.nanoTime();
+        });
+        Thread.sleep(5); // the waiter is refused, queues and waits
+        in.println("RELEASE");
+        String released = out.readLine();
+        if (released == null || !released.startsWith("RELEASED ")) {
+            throw new IllegalStateException("the holder process answered " + released);
+        }
+        return granted.get() - Long.parseLong(released.substring("RELEASED ".length()));
+    }
+
+    private static void expect(BufferedReader out, String line) throws Exception {
+        String got = out.readLine();
+        if (!line.equals(got)) {
+            throw new IllegalStateException("the holder process answered " + got + ", not " + line);
+        }
+    }
+
+    /** The child of {@link #handOverAcrossProcesses}. */
+    private int runHolder() throws Exception {
+        TreePath bench = TreePath.parse(holderOf);
+        BufferedReader commands = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        try (ContentEngine engine = ContentEngine.open(database.engineConfig(2)); Connection c = database.connect()) {
+            TreeLockHandle held = null;
+            for (String command; (command = commands.readLine()) != null && !command.equals("EXIT"); ) {
+                switch (command) {
+                    case "LOCK" -> held = engine.treeLocks().lock(Set.of(bench), "holder", Duration.ofSeconds(10));
+                    case "ROW" -> c.createStatement().executeQuery("SELECT id FROM ts_bench_handover WHERE id = 1 FOR UPDATE").close();
+                    case "RELEASE" -> {
+                        long at = System.nanoTime();
+                        if (held != null) {
+                            held.unlock();
+                            held = null;
+                        } else {
+                            c.commit();
+                        }
+                        System.out.println("RELEASED " + at);
+                        System.out.flush();
+                        continue;
+                    }
+                    default -> throw new IllegalArgumentException(command);
+                }
+                System.out.println("LOCKED");
+                System.out.flush();
+            }
+        }
+        return 0;
     }
 
     private static long ourHandOver(TreeLocks locks, TreePath bench, ExecutorService waiter) throws Exception {

@@ -49,6 +49,7 @@ public final class Database implements AutoCloseable {
     private final StatementCounter counter = new StatementCounter();
     private final Clock clock;
     private final String productName;
+    private final Notifications notifications;
     /** Transactions the current thread has open on this database (a thread holding a connection). */
     private final ThreadLocal<int[]> openTransactions = ThreadLocal.withInitial(() -> new int[1]);
 
@@ -58,6 +59,10 @@ public final class Database implements AutoCloseable {
         this.host = config.hostTransactions();
         try {
             this.productName = productName(dataSource);
+            // The listener's connection is its own, outside the pool, which stays whole for work.
+            this.notifications = new Notifications(productName, config.dataSource() == null
+                    ? () -> java.sql.DriverManager.getConnection(config.jdbcUrl(), config.username(), config.password())
+                    : config.dataSource()::getConnection);
             String where = config.dataSource() == null ? config.jdbcUrl() : "the host's DataSource";
             Galera.checkCausalReads(dataSource, productName, where);
             Replication.warnIfStandbysAreAsynchronous(dataSource, productName, where);
@@ -373,6 +378,11 @@ public final class Database implements AutoCloseable {
         return productName;
     }
 
+    /** Wake-ups between the engines on this database (PostgreSQL LISTEN/NOTIFY; none elsewhere). */
+    public Notifications notifications() {
+        return notifications;
+    }
+
     public EngineStatistics statistics() {
         return counter.snapshot();
     }
@@ -380,6 +390,7 @@ public final class Database implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        notifications.close();
         try {
             sessionFactory.close();
         } catch (RuntimeException e) {

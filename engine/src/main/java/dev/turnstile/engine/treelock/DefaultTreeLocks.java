@@ -27,7 +27,8 @@ import java.util.concurrent.atomic.AtomicLong;
  * Tree locks on the database, shared by every process on it. An attempt writes the request's
  * marks in one transaction ({@link TreeLockStore}); a refused attempt reaps lapsed leases, queues
  * the waiter at the head of its nodes (so later conflicting requests yield to it), and waits until
- * a release in this process wakes it or its retry policy's next wait has passed.
+ * a release wakes it — in this process directly, from other processes by a database notification
+ * where there is one (PostgreSQL) — or its retry policy's next wait has passed.
  */
 public final class DefaultTreeLocks implements TreeLocks {
     private static final Logger log = LoggerFactory.getLogger(DefaultTreeLocks.class);
@@ -50,6 +51,8 @@ public final class DefaultTreeLocks implements TreeLocks {
         this.lease = config.treeLockLease();
         this.policies = policies;
         this.policy = config.treeLockRetryPolicy();
+        // Releases in other processes wake this one's waiters at once where the database can say so.
+        database.notifications().listen(TreeLockStore.CHANNEL, waiters::wake);
     }
 
     /** The waits of the tree-lock policy in force now: a reload changes them for the next wait. */
@@ -123,6 +126,9 @@ public final class DefaultTreeLocks implements TreeLocks {
                     granted = true;
                     return Optional.of(new DefaultTreeLockHandle(this, record, request, marks));
                 } catch (TreeLockStore.Blocked blocked) {
+                    if (waiter != null) {
+                        database.notifications().startListening(); // releases elsewhere wake us from now on
+                    }
                     try {
                         if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
                             queued |= queue(leaseId, request, ticket); // first, so later arrivals yield as soon as possible
@@ -221,7 +227,7 @@ public final class DefaultTreeLocks implements TreeLocks {
         int races = 1;
         for (int attempt = 1; ; attempt++) {
             try {
-                boolean released = store.release(handle.leaseId(), handle.marks());
+                boolean released = store.release(handle.leaseId(), handle.marks(), handle.nodes().keySet());
                 waiters.wake(handle.nodes().keySet());
                 return released;
             } catch (EngineRuntimeException e) {

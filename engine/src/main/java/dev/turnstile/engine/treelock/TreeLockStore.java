@@ -113,15 +113,25 @@ final class TreeLockStore {
         return database.inTransaction(() -> "reading tree lock lease " + leaseId, session -> session.get(TreeLeaseRecord.class, leaseId));
     }
 
-    boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks) {
+    boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks, java.util.Collection<TreePath> nodes) {
         return database.inTransaction(() -> "releasing tree lock lease " + leaseId, session -> {
             boolean released = LEASES.release(leaseId, null).delete(session);
             if (released) {
                 unmark(session, marks);
                 IDLE_NODES.nowAndThen(session, Map.of());
+                announce(session, nodes);
             }
             return released;
         });
+    }
+
+    /** The channel on which a release (or a waiter leaving its queue) tells the other processes' waiters. */
+    static final String CHANNEL = "turnstile_tree_lock";
+
+    /** Tells the waiters of every engine on the database, when this transaction commits, that {@code nodes} changed. */
+    private void announce(StatelessSession session, java.util.Collection<TreePath> nodes) {
+        database.notifications().publish(session, CHANNEL,
+                nodes.stream().map(TreePath::toString).collect(java.util.stream.Collectors.joining("\n")));
     }
 
     /**
@@ -212,6 +222,7 @@ final class TreeLockStore {
     void leaveQueue(String leaseId, TreeLockRequest request) {
         database.inTransaction(() -> "leaving the queue for " + request, session -> {
             clearHeads(session, leaseId, request);
+            announce(session, request.nodes().keySet());
             return null;
         });
     }

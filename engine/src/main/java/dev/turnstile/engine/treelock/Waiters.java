@@ -3,6 +3,7 @@ package dev.turnstile.engine.treelock;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.TreeLockRequest;
 import dev.turnstile.api.TreePath;
+import dev.turnstile.engine.db.Notifications;
 
 import java.util.Collection;
 import java.util.Set;
@@ -12,8 +13,9 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The waiters of this process. A release here wakes at once every waiter whose nodes are related
- * to the released ones; waiters in other processes are not told and try again by their retry
- * policy's waits. A wake-up that arrives between a waiter's failed attempt and its wait is kept
+ * to the released ones; so does a release in another process, on a database whose notifications
+ * say so ({@link dev.turnstile.engine.db.Notifications}); elsewhere waiters try again by their
+ * retry policy's waits. A wake-up that arrives between a waiter's failed attempt and its wait is kept
  * (a semaphore permit), so none is lost.
  */
 final class Waiters {
@@ -58,6 +60,18 @@ final class Waiters {
                 w.signal.release();
             }
         }
+    }
+
+    /**
+     * A note from another process: the released nodes, one per line, or
+     * {@link Notifications#EVERYTHING} (notes may have been missed) — every waiter looks again.
+     */
+    void wake(String note) {
+        if (note.equals(Notifications.EVERYTHING)) {
+            waiting.forEach(w -> w.signal.release());
+            return;
+        }
+        wake(note.lines().map(TreePath::parse).toList());
     }
 
     private static boolean relatedToAny(TreeLockRequest request, Collection<TreePath> nodes) {

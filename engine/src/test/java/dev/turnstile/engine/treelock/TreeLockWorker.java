@@ -21,6 +21,8 @@ import java.util.Random;
  * GO, then ROUNDS times locks a random set of nodes of SITE (2 workshops × 3 benches), and appends
  * one line "startNanos endNanos pid request" to LOG, both times taken while holding it.
  * {@code hold SITE}: locks workshop A of SITE, prints "LOCKED expiresAt" and waits to be killed.
+ * {@code hand-over SITE}: the same, then at a line from its parent unlocks, prints "RELEASED",
+ * and exits at the next line.
  */
 public final class TreeLockWorker {
     public static void main(String[] args) throws Exception {
@@ -29,6 +31,18 @@ public final class TreeLockWorker {
         String pid = Long.toString(ProcessHandle.current().pid());
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (ContentEngine engine = ContentEngine.open(config)) {
+            if (args[3].equals("hand-over")) {
+                TreeLockHandle h = engine.treeLocks().lock(java.util.Set.of(site.child("workshop", "A")), "pid " + pid,
+                        Duration.ofSeconds(30));
+                System.out.println("LOCKED " + h.expiresAt());
+                System.out.flush();
+                stdin.readLine();
+                h.unlock();
+                System.out.println("RELEASED");
+                System.out.flush();
+                stdin.readLine();
+                return;
+            }
             if (args[3].equals("hold")) {
                 TreeLockHandle h = engine.treeLocks().lock(java.util.Set.of(site.child("workshop", "A")), "pid " + pid,
                         Duration.ofSeconds(30));

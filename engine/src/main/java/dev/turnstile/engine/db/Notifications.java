@@ -1,0 +1,131 @@
+package dev.turnstile.engine.db;
+
+import org.hibernate.StatelessSession;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
+
+/**
+ * Wake-ups between the processes on one database: a release in one process wakes the waiters in
+ * the others at once instead of at their next poll. On PostgreSQL a publisher sends
+ * {@code pg_notify} inside its own transaction, so the note is delivered when (and only if) that
+ * commits; one listening connection per engine hands what arrives to this process's listeners.
+ * MariaDB and H2 have no notifications: there {@link #publish} does nothing and waiters wake by
+ * their retry policy's waits, which grow from the first (adaptive polling).
+ *
+ * <p>A note can be lost — the listening connection broken by a restart, say — so listeners treat
+ * one as a hint to look again, never as the state itself; after the connection is made again every
+ * listener hears {@link #EVERYTHING}, since notes sent in between were missed.
+ */
+public final class Notifications implements AutoCloseable {
+    /** The payload a listener hears when it may have missed notes: look at everything again. */
+    public static final String EVERYTHING = "";
+    /** PostgreSQL's limit for a payload is 8000 bytes; a longer one is sent as {@link #EVERYTHING}. */
+    static final int MAX_PAYLOAD_BYTES = 7900;
+    private static final Logger log = LoggerFactory.getLogger(Notifications.class);
+
+    private final boolean postgres;
+    private final ConnectionSource listenerConnection;
+    private final Map<String, List<Consumer<String>>> listeners = new ConcurrentHashMap<>();
+    private volatile PostgresListener listener;
+    private volatile boolean closed;
+
+    /** Opens the one connection the listener holds, outside the engine's pool. */
+    interface ConnectionSource {
+        Connection open() throws SQLException;
+    }
+
+    Notifications(String productName, ConnectionSource listenerConnection) {
+        this.postgres = productName.toLowerCase(java.util.Locale.ROOT).contains("postgres");
+        this.listenerConnection = listenerConnection;
+    }
+
+    /**
+     * Sends {@code payload} on {@code channel} with {@code session}'s transaction: delivered to
+     * every engine on the database when it commits, to none if it rolls back.
+     */
+    public void publish(StatelessSession session, String channel, String payload) {
+        if (!postgres) {
+            return;
+        }
+        String sent = payload.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES ? EVERYTHING : payload;
+        session.doWork(c -> {
+            try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+                s.setString(1, channel);
+                s.setString(2, sent);
+                s.execute();
+            }
+        });
+    }
+
+    /**
+     * Calls {@code listener} with the payload of every note on {@code channel}, on the listening
+     * thread, once {@link #startListening} has been called.
+     */
+    public void listen(String channel, Consumer<String> listener) {
+        listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(listener);
+        PostgresListener running = this.listener;
+        if (running != null) {
+            running.listenAgain(); // LISTEN on the new channel too
+        }
+    }
+
+    /**
+     * Makes sure notes are being received, for a waiter about to wait. Lazily, so that an engine
+     * that never waits holds no listening connection (each is one of the database's sessions);
+     * the first wait's listeners hear {@link #EVERYTHING} once the connection is made, so a
+     * release before that is not missed.
+     */
+    public void startListening() {
+        if (postgres && listener == null) {
+            start();
+        }
+    }
+
+    private synchronized void start() {
+        if (listener == null && !closed) {
+            listener = new PostgresListener(this, listenerConnection);
+            listener.start();
+        }
+    }
+
+    java.util.Set<String> channels() {
+        return listeners.keySet();
+    }
+
+    boolean isClosed() {
+        return closed;
+    }
+
+    void deliver(String channel, String payload) {
+        for (Consumer<String> l : listeners.getOrDefault(channel, List.of())) {
+            try {
+                l.accept(payload);
+            } catch (RuntimeException e) {
+                log.warn("A listener of {} failed on a note", channel, e);
+            }
+        }
+    }
+
+    /** After the listening connection was made (again): every listener looks at everything. */
+    void deliverEverything() {
+        listeners.forEach((channel, ls) -> deliver(channel, EVERYTHING));
+    }
+
+    @Override
+    public synchronized void close() {
+        closed = true;
+        PostgresListener l = listener;
+        if (l != null) {
+            l.stop();
+        }
+    }
+}
