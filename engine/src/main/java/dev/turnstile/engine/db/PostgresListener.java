@@ -29,7 +29,7 @@ final class PostgresListener {
     private final Thread thread;
     private final Set<String> listening = new HashSet<>();
     private volatile boolean channelsChanged;
-    private Connection connection;
+    private volatile Connection connection;
 
     PostgresListener(Notifications notifications, Notifications.ConnectionSource source) {
         this.notifications = notifications;
@@ -48,6 +48,14 @@ final class PostgresListener {
 
     void stop() {
         thread.interrupt();
+        Connection c = connection;
+        if (c != null) {
+            try {
+                c.close(); // ends a wait for notes at once rather than at its timeout
+            } catch (SQLException ignored) {
+                // closing anyway
+            }
+        }
         try {
             thread.join(5000);
         } catch (InterruptedException e) {
