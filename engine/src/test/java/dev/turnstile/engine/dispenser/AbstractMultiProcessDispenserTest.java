@@ -39,7 +39,7 @@ public abstract class AbstractMultiProcessDispenserTest {
 
     /** Numbers each of the four processes takes in the exact-set test. */
     protected int perProcess() {
-        return 2000;
+        return 1000;
     }
 
     @BeforeAll
