@@ -119,11 +119,7 @@ final class TreeLockBenchmark implements Callable<Integer> {
         } finally {
             waiter.shutdownNow();
         }
-        System.out.println("Hand-over latency, unlock → waiter's grant, one process (ms):");
-        System.out.println("| | p50 | p99 | samples |");
-        System.out.println("|---|---|---|---|");
-        row("database row lock (SELECT … FOR UPDATE, commit) — floor", floor);
-        row("Turnstile tree lock", ours);
+        latencyTable("Hand-over latency, unlock → waiter's grant, one process (ms):", floor, ours);
         row("seed design (global lock, 500 ms sleeps)", seed);
         System.out.println();
     }
@@ -166,11 +162,7 @@ final class TreeLockBenchmark implements Callable<Integer> {
             waiter.shutdownNow();
             child.waitFor();
         }
-        System.out.println("Hand-over latency, unlock in another process → waiter's grant here (ms):");
-        System.out.println("| | p50 | p99 | samples |");
-        System.out.println("|---|---|---|---|");
-        row("database row lock (SELECT … FOR UPDATE, commit) — floor", floor);
-        row("Turnstile tree lock", ours);
+        latencyTable("Hand-over latency, unlock in another process → waiter's grant here (ms):", floor, ours);
         System.out.println();
     }
 
@@ -259,6 +251,15 @@ final class TreeLockBenchmark implements Callable<Integer> {
             holder.commit();
             return granted.get() - released;
         }
+    }
+
+    /** A hand-over table's title, header and its floor and Turnstile rows. */
+    private static void latencyTable(String title, long[] floor, long[] ours) {
+        System.out.println(title);
+        System.out.println("| | p50 | p99 | samples |");
+        System.out.println("|---|---|---|---|");
+        row("database row lock (SELECT … FOR UPDATE, commit) — floor", floor);
+        row("Turnstile tree lock", ours);
     }
 
     private static void row(String name, long[] nanos) {

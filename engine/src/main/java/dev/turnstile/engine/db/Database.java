@@ -59,11 +59,12 @@ public final class Database implements AutoCloseable {
         this.host = config.hostTransactions();
         try {
             this.productName = productName(dataSource);
+            boolean ownsPool = ownPool != null;
             // The listener's connection is its own, outside the pool, which stays whole for work.
-            this.notifications = new Notifications(productName, config.dataSource() == null
+            this.notifications = new Notifications(productName, ownsPool
                     ? () -> java.sql.DriverManager.getConnection(config.jdbcUrl(), config.username(), config.password())
                     : config.dataSource()::getConnection);
-            String where = config.dataSource() == null ? config.jdbcUrl() : "the host's DataSource";
+            String where = ownsPool ? config.jdbcUrl() : "the host's DataSource";
             Galera.checkCausalReads(dataSource, productName, where);
             Replication.warnIfStandbysAreAsynchronous(dataSource, productName, where);
             SchemaUpgrade.run(dataSource, productName);
@@ -159,10 +160,10 @@ public final class Database implements AutoCloseable {
     }
 
     /** The driver artifacts of the databases the engine supports, by URL prefix. */
-    private static final List<String[]> DRIVERS = List.of(
-            new String[] {"jdbc:postgresql:", "org.postgresql:postgresql"},
-            new String[] {"jdbc:mariadb:", "org.mariadb.jdbc:mariadb-java-client"},
-            new String[] {"jdbc:h2:", "com.h2database:h2"});
+    private static final java.util.Map<String, String> DRIVERS = java.util.Map.of(
+            "jdbc:postgresql:", "org.postgresql:postgresql",
+            "jdbc:mariadb:", "org.mariadb.jdbc:mariadb-java-client",
+            "jdbc:h2:", "com.h2database:h2");
 
     /**
      * The JDBC drivers are the host's choice: the engine depends on none (optional dependencies),
@@ -172,7 +173,8 @@ public final class Database implements AutoCloseable {
         try {
             java.sql.DriverManager.getDriver(url);
         } catch (SQLException e) {
-            String add = DRIVERS.stream().filter(d -> url.startsWith(d[0])).map(d -> "add " + d[1] + " to the application")
+            String add = DRIVERS.entrySet().stream().filter(d -> url.startsWith(d.getKey()))
+                    .map(d -> "add " + d.getValue() + " to the application")
                     .findFirst().orElse("add the JDBC driver of that database to the application");
             throw EngineRuntimeException.of(ExceptionCode.E_CONFIG_INVALID, "No JDBC driver on the classpath accepts"
                     + " database.url " + url + ": " + add + " (the engine brings no driver)");

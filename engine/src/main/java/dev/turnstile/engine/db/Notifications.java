@@ -44,7 +44,7 @@ public final class Notifications implements AutoCloseable {
     }
 
     Notifications(String productName, ConnectionSource listenerConnection) {
-        this.postgres = productName.toLowerCase(java.util.Locale.ROOT).contains("postgres");
+        this.postgres = Sql.isPostgres(productName);
         this.listenerConnection = listenerConnection;
     }
 
@@ -68,14 +68,15 @@ public final class Notifications implements AutoCloseable {
 
     /**
      * Calls {@code listener} with the payload of every note on {@code channel}, on the listening
-     * thread, once {@link #startListening} has been called.
+     * thread, once {@link #startListening} has been called. Capabilities register their channels
+     * as the engine opens, before anything can wait: the listener LISTENs on those it knows when it
+     * connects.
      */
     public void listen(String channel, Consumer<String> listener) {
-        listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(listener);
-        PostgresListener running = this.listener;
-        if (running != null) {
-            running.listenAgain(); // LISTEN on the new channel too
+        if (this.listener != null) {
+            throw new IllegalStateException("channel " + channel + " registered after the listener started");
         }
+        listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(listener);
     }
 
     /**

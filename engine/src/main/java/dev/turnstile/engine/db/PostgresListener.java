@@ -8,8 +8,6 @@ import org.slf4j.LoggerFactory;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.HashSet;
-import java.util.Set;
 
 /**
  * The thread that holds one connection LISTENing on the channels of {@link Notifications} and
@@ -20,15 +18,13 @@ import java.util.Set;
  */
 final class PostgresListener {
     private static final Logger log = LoggerFactory.getLogger(PostgresListener.class);
-    /** How long one wait for notes lasts: also how soon a new channel or close is noticed. */
+    /** How long one wait for notes lasts. */
     private static final int WAIT_MILLIS = 500;
     private static final long RECONNECT_PAUSE_MILLIS = 1000;
 
     private final Notifications notifications;
     private final Notifications.ConnectionSource source;
     private final Thread thread;
-    private final Set<String> listening = new HashSet<>();
-    private volatile boolean channelsChanged;
     private volatile Connection connection;
 
     PostgresListener(Notifications notifications, Notifications.ConnectionSource source) {
@@ -40,10 +36,6 @@ final class PostgresListener {
 
     void start() {
         thread.start();
-    }
-
-    void listenAgain() {
-        channelsChanged = true;
     }
 
     void stop() {
@@ -70,11 +62,8 @@ final class PostgresListener {
                     if (connection == null) {
                         connection = source.open();
                         connection.setAutoCommit(true);
-                        listening.clear();
-                        listenOnNewChannels();
+                        listen();
                         notifications.deliverEverything(); // notes sent while we were not listening are lost
-                    } else if (channelsChanged) {
-                        listenOnNewChannels();
                     }
                     PGNotification[] notes = connection.unwrap(PGConnection.class).getNotifications(WAIT_MILLIS);
                     if (notes != null) {
@@ -98,13 +87,10 @@ final class PostgresListener {
         }
     }
 
-    private void listenOnNewChannels() throws SQLException {
-        channelsChanged = false;
+    private void listen() throws SQLException {
         try (Statement s = connection.createStatement()) {
             for (String channel : notifications.channels()) {
-                if (listening.add(channel)) {
-                    s.execute("LISTEN " + channel); // channel names are the engine's own identifiers
-                }
+                s.execute("LISTEN " + channel); // channel names are the engine's own identifiers
             }
         }
     }

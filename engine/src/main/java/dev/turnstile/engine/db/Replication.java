@@ -8,7 +8,6 @@ import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
-import java.util.Locale;
 import java.util.Optional;
 import java.util.Set;
 
@@ -28,7 +27,7 @@ final class Replication {
 
     /** On a PostgreSQL primary with asynchronous standbys, logs a warning saying what a failover can cost. */
     static void warnIfStandbysAreAsynchronous(DataSource dataSource, String productName, String where) {
-        if (!productName.toLowerCase(Locale.ROOT).contains("postgres")) {
+        if (!Sql.isPostgres(productName)) {
             return;
         }
         try (Connection c = dataSource.getConnection()) {

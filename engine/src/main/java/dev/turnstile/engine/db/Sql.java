@@ -25,6 +25,10 @@ public final class Sql {
      * True if a transaction failed only because a concurrent one won a race the database settled:
      * a duplicate first insert or a deadlock victim. Nothing was written; the attempt may go again.
      */
+    public static boolean isPostgres(String productName) {
+        return productName.toLowerCase(java.util.Locale.ROOT).contains("postgres");
+    }
+
     public static boolean isRace(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof ConstraintViolationException || t instanceof LockAcquisitionException) {

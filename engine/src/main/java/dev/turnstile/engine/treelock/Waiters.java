@@ -14,7 +14,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The waiters of this process. A release here wakes at once every waiter whose nodes are related
  * to the released ones; so does a release in another process, on a database whose notifications
- * say so ({@link dev.turnstile.engine.db.Notifications}); elsewhere waiters try again by their
+ * say so ({@link Notifications}); elsewhere waiters try again by their
  * retry policy's waits. A wake-up that arrives between a waiter's failed attempt and its wait is kept
  * (a semaphore permit), so none is lost.
  */

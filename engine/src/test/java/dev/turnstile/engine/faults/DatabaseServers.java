@@ -78,50 +78,36 @@ final class DatabaseServers {
     }
 
     /** Returns once a commit on {@code primary} waits for its synchronous standby (wait event SyncRep). */
-    static void awaitCommitWaitingForStandby(EngineConfig primary) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
-        try (Connection c = DriverManager.getConnection(primary.jdbcUrl(), primary.username(), primary.password());
-             var s = c.createStatement()) {
-            while (true) {
-                try (var rs = s.executeQuery("SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'")) {
-                    rs.next();
-                    if (rs.getInt(1) > 0) {
-                        return;
-                    }
-                }
-                if (System.nanoTime() - deadline > 0) {
-                    throw new AssertionError("no commit waited for the paused standby");
-                }
-                Thread.sleep(20);
-            }
-        }
+    static void awaitCommitWaitingForStandby(EngineConfig primary) throws SQLException {
+        awaitPositiveCount(primary, "SELECT count(*) FROM pg_stat_activity WHERE wait_event = 'SyncRep'",
+                "a commit waiting for the paused standby");
     }
 
     /**
      * Returns once the standby of {@code primary} has replayed everything the primary had written
      * when this was called: every commit before the call is on the standby.
      */
-    static void awaitStandbyCaughtUp(EngineConfig primary) throws Exception {
-        long deadline = System.nanoTime() + Duration.ofMinutes(1).toNanos();
+    static void awaitStandbyCaughtUp(EngineConfig primary) throws SQLException {
+        String written;
         try (Connection c = DriverManager.getConnection(primary.jdbcUrl(), primary.username(), primary.password());
+             var s = c.createStatement(); var rs = s.executeQuery("SELECT pg_current_wal_lsn()")) {
+            rs.next();
+            written = rs.getString(1);
+        }
+        awaitPositiveCount(primary, "SELECT count(*) FROM pg_stat_replication WHERE replay_lsn >= '" + written + "'",
+                "the standby replaying up to " + written);
+    }
+
+    /** Returns once the count query {@code sql} on {@code server} is above zero (within a minute). */
+    private static void awaitPositiveCount(EngineConfig server, String sql, String what) throws SQLException {
+        try (Connection c = DriverManager.getConnection(server.jdbcUrl(), server.username(), server.password());
              var s = c.createStatement()) {
-            String written;
-            try (var rs = s.executeQuery("SELECT pg_current_wal_lsn()")) {
-                rs.next();
-                written = rs.getString(1);
-            }
-            while (true) {
-                try (var rs = s.executeQuery("SELECT count(*) FROM pg_stat_replication WHERE replay_lsn >= '" + written + "'")) {
+            org.awaitility.Awaitility.await(what).atMost(Duration.ofMinutes(1)).pollInterval(Duration.ofMillis(20)).until(() -> {
+                try (var rs = s.executeQuery(sql)) {
                     rs.next();
-                    if (rs.getInt(1) > 0) {
-                        return;
-                    }
+                    return rs.getInt(1) > 0;
                 }
-                if (System.nanoTime() - deadline > 0) {
-                    throw new AssertionError("the standby did not replay up to " + written);
-                }
-                Thread.sleep(20);
-            }
+            });
         }
     }
 
