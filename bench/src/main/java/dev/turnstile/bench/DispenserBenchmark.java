@@ -55,21 +55,50 @@ final class DispenserBenchmark implements Callable<Integer> {
     @Option(names = "--processes", defaultValue = "4", description = "processes for the multi-process row; 0 skips it (default ${DEFAULT-VALUE})")
     int processes;
 
+    @Option(names = "--process-seconds", defaultValue = "10", description = "seconds per cell of the multi-process row, after"
+            + " a warm-up of half as long; 4 cold JVMs on 2 cores need several seconds of JIT (default ${DEFAULT-VALUE})")
+    int processSeconds;
+
+    @Option(names = "--numbers", defaultValue = "0", description = "instead of a time, take this many numbers per cell of the"
+            + " multi-process row (split over processes × 4 threads)")
+    int numbers;
+
+    @Option(names = "--columns", split = ",", description = "columns to run beside FLOOR (default: every strategy)")
+    List<String> columnsOption;
+
     @Option(names = "--child", hidden = true, description = "run as a child: take numbers with this strategy (FLOOR for JDBC)")
     String child;
 
     @Option(names = "--dispenser", hidden = true)
     String dispenserName;
 
+    @Option(names = "--per-thread", hidden = true, defaultValue = "0")
+    int perThread;
+
     private CounterTable table;
 
-    private static final List<String> COLUMNS = List.of("FLOOR", "FIRST_WRITER_WINS", "FEELING_UNLUCKY", "COOPERATIVE_LOCK",
+    private static final List<String> ALL_COLUMNS = List.of("FLOOR", "FIRST_WRITER_WINS", "FEELING_UNLUCKY", "COOPERATIVE_LOCK",
             "PESSIMISTIC", "COMBINING");
+
+    private List<String> columns = ALL_COLUMNS;
 
     @Override
     public Integer call() throws Exception {
         if (child != null) {
             return runChild();
+        }
+        if (columnsOption != null) {
+            List<String> chosen = new ArrayList<>(List.of("FLOOR"));
+            for (String c : columnsOption) {
+                if (!ALL_COLUMNS.contains(c)) {
+                    throw new picocli.CommandLine.ParameterException(new picocli.CommandLine(this),
+                            "--columns: unknown column " + c + "; one of " + ALL_COLUMNS);
+                }
+                if (!chosen.contains(c)) {
+                    chosen.add(c);
+                }
+            }
+            columns = chosen;
         }
         table = new CounterTable(database, TABLE);
         // A bounded pool: the floor's 64 raw connections and this pool must fit under PostgreSQL's
@@ -77,53 +106,63 @@ final class DispenserBenchmark implements Callable<Integer> {
         try (ContentEngine engine = ContentEngine.open(database.engineConfig(24))) {
             System.out.printf(Locale.ROOT, "dispenser benchmark on %s, %d s per cell, median of %d rounds;"
                     + " numbers/s (statements per number)%n%n", database.url(), seconds, rounds);
-            System.out.println("| threads | " + String.join(" | ", COLUMNS) + " | COMBINING vs floor |");
-            System.out.println("|---" + "|---".repeat(COLUMNS.size() + 1) + "|");
+            System.out.println("| threads | " + String.join(" | ", columns) + " | COMBINING vs floor |");
+            System.out.println("|---" + "|---".repeat(columns.size() + 1) + "|");
             for (int threads : threadCounts) {
                 // Rounds interleave the columns, so drift on a noisy machine hits them alike; each
                 // cell shows its median round.
                 List<List<double[]>> byColumn = new ArrayList<>();
-                COLUMNS.forEach(c -> byColumn.add(new ArrayList<>()));
+                columns.forEach(c -> byColumn.add(new ArrayList<>()));
                 for (int round = 0; round < rounds; round++) {
-                    for (int i = 0; i < COLUMNS.size(); i++) {
-                        String column = COLUMNS.get(i);
+                    for (int i = 0; i < columns.size(); i++) {
+                        String column = columns.get(i);
                         byColumn.get(i).add(column.equals("FLOOR") ? floorCell(threads) : engineCell(engine, column, threads));
                     }
                 }
                 List<String> cells = new ArrayList<>();
                 double floor = 0;
                 double combining = 0;
-                for (int i = 0; i < COLUMNS.size(); i++) {
+                for (int i = 0; i < columns.size(); i++) {
                     List<double[]> runs = new ArrayList<>(byColumn.get(i));
                     runs.sort(java.util.Comparator.comparingDouble(r -> r[0]));
                     double[] r = runs.get(runs.size() / 2);
                     cells.add(String.format(Locale.ROOT, "%,.0f (%.2f)", r[0], r[1]));
-                    if (COLUMNS.get(i).equals("FLOOR")) {
+                    if (columns.get(i).equals("FLOOR")) {
                         floor = r[0];
-                    } else if (COLUMNS.get(i).equals("COMBINING")) {
+                    } else if (columns.get(i).equals("COMBINING")) {
                         combining = r[0];
                     }
                 }
                 System.out.printf(Locale.ROOT, "| %d | %s | %.1f× |%n", threads, String.join(" | ", cells), combining / floor);
             }
             if (processes > 0) {
-                List<String> cells = new ArrayList<>();
-                double floor = 0;
-                double combining = 0;
-                for (String column : COLUMNS) {
-                    double rate = processesCell(engine, column);
-                    cells.add(String.format(Locale.ROOT, "%,.0f", rate));
-                    if (column.equals("FLOOR")) {
-                        floor = rate;
-                    } else if (column.equals("COMBINING")) {
-                        combining = rate;
-                    }
-                }
-                System.out.printf(Locale.ROOT, "| %d processes × 4 threads | %s | %.1f× |%n", processes, String.join(" | ", cells),
-                        combining / floor);
+                printProcessesRow(engine);
             }
         }
         return 0;
+    }
+
+    /**
+     * The multi-process row: numbers per second of every column, and per strategy the latency of
+     * {@code next()} over all calls of all processes and the calls that failed.
+     */
+    private void printProcessesRow(ContentEngine engine) throws Exception {
+        String measure = numbers > 0 ? String.format(Locale.ROOT, "%,d numbers per cell", numbers)
+                : processSeconds + " s per cell after " + Math.max(1, processSeconds / 2) + " s of warm-up";
+        System.out.printf(Locale.ROOT, "%n%d processes × 4 threads, %s:%n%n", processes, measure);
+        System.out.println("| column | numbers/s | vs floor | next() p50 ms | p99 ms | max ms | calls | calls failed |");
+        System.out.println("|---|---|---|---|---|---|---|---|");
+        double floor = 0;
+        for (String column : columns) {
+            ProcessesCell cell = processesCell(engine, column);
+            if (column.equals("FLOOR")) {
+                floor = cell.rate();
+            }
+            Percentiles p = new Percentiles(cell.latencies());
+            System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f× | %.2f | %.2f | %.2f | %,d | %s |%n", column, cell.rate(),
+                    cell.rate() / floor, p.millis(0.5), p.millis(0.99), p.millis(1.0), p.count(),
+                    cell.failures().isEmpty() ? "0" : String.join("; ", cell.failures()));
+        }
     }
 
     private static DispenserConfig settings(String column) {
@@ -212,49 +251,86 @@ final class DispenserBenchmark implements Callable<Integer> {
         Taker create(int thread);
     }
 
-    /** Runs every thread's taker for {@code seconds}; returns {numbers taken, nanoseconds}. */
+    /** Runs every thread's taker for {@code seconds}; returns {numbers taken, nanoseconds}. A failed call ends the run. */
     private static long[] runFor(int threads, TakerFactory factory, int seconds) throws Exception {
+        Run run = run(threads, factory, seconds, 0, false);
+        return new long[] {run.numbers(), run.nanos()};
+    }
+
+    /** What the threads of a run did: numbers taken, time, each call's latency (ns), the calls that failed. */
+    private record Run(long numbers, long nanos, long[] latencies, List<String> failures) {
+    }
+
+    /**
+     * Runs every thread's taker for {@code seconds}, or for {@code perThread} calls each when that
+     * is positive. With {@code keepGoing} a failed call is recorded and the thread goes on (a
+     * strategy's exhausted policy is a result); without, it ends the run.
+     */
+    private static Run run(int threads, TakerFactory factory, int seconds, int perThread, boolean keepGoing) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         AtomicBoolean stop = new AtomicBoolean();
         CountDownLatch go = new CountDownLatch(1);
+        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
         try {
-            List<Future<Long>> futures = new ArrayList<>();
+            List<Future<long[]>> futures = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 Taker taker = factory.create(t);
                 futures.add(pool.submit(() -> {
                     go.await();
-                    long n = 0;
-                    while (!stop.get()) {
-                        taker.take();
-                        n++;
+                    long[] latencies = new long[1024];
+                    int calls = 0;
+                    while (perThread > 0 ? calls < perThread : !stop.get()) {
+                        long start = System.nanoTime();
+                        try {
+                            taker.take();
+                        } catch (RuntimeException e) {
+                            if (!keepGoing) {
+                                throw e;
+                            }
+                            String message = String.valueOf(e.getMessage());
+                            failures.add(message.substring(0, Math.min(160, message.length())));
+                        }
+                        if (calls == latencies.length) {
+                            latencies = java.util.Arrays.copyOf(latencies, calls * 2);
+                        }
+                        latencies[calls++] = System.nanoTime() - start;
                     }
-                    return n;
+                    return java.util.Arrays.copyOf(latencies, calls);
                 }));
             }
             long start = System.nanoTime();
             go.countDown();
-            Thread.sleep(seconds * 1000L); // the benchmark's measuring window, not a wait for a condition
-            stop.set(true);
-            long total = 0;
-            for (Future<Long> f : futures) {
-                total += f.get(5, TimeUnit.MINUTES);
+            if (perThread == 0) {
+                Thread.sleep(seconds * 1000L); // the benchmark's measuring window, not a wait for a condition
+                stop.set(true);
             }
-            return new long[] {total, System.nanoTime() - start};
+            List<long[]> perThreadLatencies = new ArrayList<>();
+            for (Future<long[]> f : futures) {
+                perThreadLatencies.add(f.get(30, TimeUnit.MINUTES));
+            }
+            long nanos = System.nanoTime() - start;
+            long[] all = perThreadLatencies.stream().flatMapToLong(java.util.Arrays::stream).toArray();
+            return new Run(all.length - failures.size(), nanos, all, List.copyOf(failures));
         } finally {
             pool.shutdownNow();
         }
     }
 
-    /** Numbers per second of {@link #processes} child JVMs with 4 threads each, started together. */
-    private double processesCell(ContentEngine engine, String column) throws Exception {
+    /** One cell of the multi-process row: the processes' summed rate, every call's latency, the failed calls. */
+    private record ProcessesCell(double rate, long[] latencies, List<String> failures) {
+    }
+
+    /** {@link #processes} child JVMs with 4 threads each, started together. */
+    private ProcessesCell processesCell(ContentEngine engine, String column) throws Exception {
         String name = column.equals("FLOOR") ? "" + table.newRow() : newDispenser(engine);
+        int perThreadCalls = numbers > 0 ? Math.max(1, numbers / (processes * 4)) : 0;
         List<Process> children = new ArrayList<>();
         List<BufferedReader> outputs = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
             List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                     "-cp", System.getProperty("java.class.path"), Bench.class.getName(), "dispensers", "--child", column,
-                    "--dispenser", name, "--seconds", "" + seconds, "--url", database.url(i), "--user", database.user(),
-                    "--password", database.password()));
+                    "--dispenser", name, "--seconds", "" + processSeconds, "--per-thread", "" + perThreadCalls,
+                    "--url", database.url(i), "--user", database.user(), "--password", database.password()));
             Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
             children.add(p);
             outputs.add(new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)));
@@ -267,13 +343,31 @@ final class DispenserBenchmark implements Callable<Integer> {
             p.getOutputStream().flush();
         }
         double rate = 0;
+        List<long[]> latencies = new ArrayList<>();
+        List<String> failures = new ArrayList<>();
         for (BufferedReader out : outputs) {
             rate += Double.parseDouble(expect(out, "RATE ").substring(5));
+            String line = expect(out, "LATENCIES ").substring(10);
+            latencies.add(line.isEmpty() ? new long[0]
+                    : java.util.Arrays.stream(line.split(",")).mapToLong(us -> Long.parseLong(us) * 1000).toArray());
+            int failed = Integer.parseInt(expect(out, "FAILED ").substring(7));
+            for (int f = 0; f < failed; f++) {
+                failures.add(expect(out, "FAILURE ").substring(8));
+            }
         }
         for (Process p : children) {
             p.waitFor(60, TimeUnit.SECONDS);
         }
-        return rate;
+        return new ProcessesCell(rate, latencies.stream().flatMapToLong(java.util.Arrays::stream).toArray(),
+                summarise(failures));
+    }
+
+    /** Failures as "count × message", the most frequent first. */
+    private static List<String> summarise(List<String> failures) {
+        java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+        failures.forEach(f -> counts.merge(f, 1L, Long::sum));
+        return counts.entrySet().stream().sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+                .map(e -> e.getValue() + " × " + e.getKey()).toList();
     }
 
     private static String expect(BufferedReader out, String prefix) throws Exception {
@@ -287,35 +381,46 @@ final class DispenserBenchmark implements Callable<Integer> {
 
     private int runChild() throws Exception {
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        int warmUp = Math.max(1, seconds / 2);
         if (child.equals("FLOOR")) {
             int row = Integer.parseInt(dispenserName);
             List<Connection> connections = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
                 connections.add(database.connect());
             }
-            runFor(4, t -> () -> floorIncrement(connections.get(t), row), Math.max(1, seconds / 2)); // warm-up
-            System.out.println("READY");
-            System.out.flush();
-            stdin.readLine();
-            long[] counts = runFor(4, t -> () -> floorIncrement(connections.get(t), row), seconds);
-            System.out.println("RATE " + counts[0] / (counts[1] / 1e9));
+            runFor(4, t -> () -> floorIncrement(connections.get(t), row), warmUp);
+            report(stdin, 4, t -> () -> floorIncrement(connections.get(t), row));
             for (Connection c : connections) {
                 c.close();
             }
             return 0;
         }
         try (ContentEngine engine = ContentEngine.open(database.engineConfig(6))) {
-            List<Dispenser> perThread = new ArrayList<>();
+            List<Dispenser> perThreadDispenser = new ArrayList<>();
             for (int t = 0; t < 4; t++) {
-                perThread.add(engine.session("child" + t).dispensers().get(dispenserName, settings(child)));
+                perThreadDispenser.add(engine.session("child" + t).dispensers().get(dispenserName, settings(child)));
             }
-            runFor(4, t -> perThread.get(t)::next, Math.max(1, seconds / 2)); // warm-up: a cold JVM is not what we measure
-            System.out.println("READY");
-            System.out.flush();
-            stdin.readLine();
-            long[] counts = runFor(4, t -> perThread.get(t)::next, seconds);
-            System.out.println("RATE " + counts[0] / (counts[1] / 1e9));
+            runFor(4, t -> perThreadDispenser.get(t)::next, warmUp); // a cold JVM is not what we measure
+            report(stdin, 4, t -> perThreadDispenser.get(t)::next);
         }
         return 0;
+    }
+
+    /** A child's measured run after the parent's GO, reported on stdout: rate, latencies (µs), failures. */
+    private void report(BufferedReader stdin, int threads, TakerFactory factory) throws Exception {
+        System.out.println("READY");
+        System.out.flush();
+        stdin.readLine();
+        Run run = run(threads, factory, seconds, perThread, true);
+        StringBuilder out = new StringBuilder();
+        out.append("RATE ").append(run.numbers() / (run.nanos() / 1e9)).append('\n');
+        out.append("LATENCIES ");
+        for (int i = 0; i < run.latencies().length; i++) {
+            out.append(i == 0 ? "" : ",").append(run.latencies()[i] / 1000);
+        }
+        out.append('\n').append("FAILED ").append(run.failures().size()).append('\n');
+        run.failures().forEach(f -> out.append("FAILURE ").append(f.replace('\n', ' ')).append('\n'));
+        System.out.print(out);
+        System.out.flush();
     }
 }

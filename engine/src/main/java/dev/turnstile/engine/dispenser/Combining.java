@@ -27,6 +27,8 @@ import java.util.function.LongSupplier;
 /**
  * Flat combining: callers queue their requests; whoever holds the leader lock drains the queue and
  * takes the whole block (+N) with one first-writer-wins update, then hands each caller its slice.
+ * A leader that loses a race to another process takes its block under the row lock instead
+ * ({@link Escalation}): waiting in the database's queue, no process starves.
  * Callers that arrive while a block is being taken form the next block, so one commit serves many
  * numbers under load. One combiner serves every session of the engine (it saves as the engine's
  * system user, and records each caller's own user in the register). Across processes, the USN
@@ -36,6 +38,9 @@ final class Combining {
     private final ObjectStore os;
     private final UUID id;
     private final RetryPolicy policy;
+    private final Pessimistic queued;
+    /** Races a leader may lose before it takes the batch's block under the row lock. */
+    static final int LOST_RACES = 1;
     /** Batches a leader serves before it steps down and lets a waiter lead. */
     static final int LEADER_ROUNDS = 8;
     /** How often a waiter looks whether the leader stepped down. */
@@ -48,18 +53,21 @@ final class Combining {
     private final Queue<Request> queue = new ConcurrentLinkedQueue<>();
     /** The counter as the last leader saved it; only touched while holding {@link #leader}. */
     private CustomObject remembered;
+    /** Only touched while holding {@link #leader}. */
+    private final Escalation escalation = new Escalation(LOST_RACES);
 
     private record Request(int count, String user, CompletableFuture<NumberBlock> result) {
     }
 
-    Combining(ObjectStore os, UUID id, RetryPolicy policy) {
-        this(os, id, policy, null, System::nanoTime);
+    Combining(ObjectStore os, UUID id, RetryPolicy policy, Pessimistic queued) {
+        this(os, id, policy, queued, null, System::nanoTime);
     }
 
-    Combining(ObjectStore os, UUID id, RetryPolicy policy, Duration waitBound, LongSupplier nanoTime) {
+    Combining(ObjectStore os, UUID id, RetryPolicy policy, Pessimistic queued, Duration waitBound, LongSupplier nanoTime) {
         this.os = os;
         this.id = id;
         this.policy = policy;
+        this.queued = queued;
         this.waitBound = waitBound;
         this.nanoTime = nanoTime;
     }
@@ -143,11 +151,14 @@ final class Combining {
             int block = batch.stream().mapToInt(Request::count).sum();
             List<String> issuers = new ArrayList<>(block);
             batch.forEach(r -> issuers.addAll(Collections.nCopies(r.count(), r.user())));
-            NumberBlock taken = Register.issuedFor(issuers, () -> policy.call(() -> {
+            NumberBlock taken = Register.issuedFor(issuers, () -> escalation.take(policy, () -> {
                 if (remembered == null) {
                     remembered = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
                 }
                 return Strategy.saveIncrement(remembered, block);
+            }, () -> {
+                remembered = null; // behind the save made here: the next optimistic batch fetches
+                return queued.takeOnce(block);
             }));
             long next = taken.first();
             for (Request r : batch) {

@@ -2,7 +2,6 @@ package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.Locking;
 import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
@@ -10,7 +9,6 @@ import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.engine.retry.SingleAttempt;
 
 import java.util.UUID;
-import java.util.concurrent.locks.Lock;
 
 /**
  * The article's cooperative lock: lock with retry-and-sleep (one transaction that also reads the
@@ -22,33 +20,24 @@ final class CooperativeLock implements Strategy {
     private final RetryPolicy policy;
     private final int timeoutSeconds;
     private final String owner;
-    private final Lock localGate;
+    private final LocalTurn turn;
 
-    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner, Lock localGate) {
+    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner, LocalTurn turn) {
         this.os = os;
         this.id = id;
         this.policy = policy;
         this.timeoutSeconds = timeoutSeconds;
         this.owner = owner;
-        this.localGate = localGate;
+        this.turn = turn;
     }
 
     /**
-     * Threads of this process queue on an in-JVM fair lock first, so only one of them at a time polls
+     * Threads of this process queue for their {@link LocalTurn} first, so only one of them at a time polls
      * the database lock; across processes the cooperative lock alone decides, as before.
      */
     @Override
     public NumberBlock take(int count) {
-        try {
-            localGate.lockInterruptibly();
-        } catch (InterruptedException e) {
-            throw EngineRuntimeException.interrupted("waiting for the dispenser's local queue", e);
-        }
-        try {
-            return takeWithLock(count);
-        } finally {
-            localGate.unlock();
-        }
+        return turn.run(() -> takeWithLock(count));
     }
 
     private NumberBlock takeWithLock(int count) {

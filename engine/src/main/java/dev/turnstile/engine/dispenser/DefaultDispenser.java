@@ -56,17 +56,19 @@ final class DefaultDispenser implements Dispenser {
         this.format = DispenserFormat.parse(name, config.format(), config.reset());
         this.id = DispenserServices.idOf(name);
         this.policy = services.retryPolicies.get(config.retryPolicy());
+        Pessimistic queued = new Pessimistic(services.objects, user, id, policy);
         this.strategy = switch (config.strategy()) {
             case COOPERATIVE_LOCK -> new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name,
-                    services.localGate(name));
-            case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky());
-            case PESSIMISTIC -> new Pessimistic(services.objects, user, id, policy);
+                    services.localTurn(name));
+            case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky(), queued,
+                    services.localTurn(name));
+            case PESSIMISTIC -> queued;
             case COMBINING -> {
                 Combining shared = services.combiner(name, policy);
                 yield count -> shared.take(count, user);
             }
         };
-        this.inHostTransaction = new Pessimistic(services.objects, user, id, policy);
+        this.inHostTransaction = queued;
     }
 
     private NumberBlock take(int count) {

@@ -28,8 +28,6 @@ import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * What every session's dispensers share in one engine: the dispenser class and its register
@@ -54,7 +52,7 @@ public final class DispenserServices {
      */
     private final Cache<String, DefaultDispenser> instances = Caffeine.newBuilder().maximumSize(INSTANCE_CACHE_SIZE).build();
     static final int INSTANCE_CACHE_SIZE = 10_000;
-    private final Map<String, Lock> localGates = new ConcurrentHashMap<>();
+    private final Map<String, LocalTurn> localTurns = new ConcurrentHashMap<>();
     private final Map<String, Combining> combiners = new ConcurrentHashMap<>();
     private final Set<String> numbering = ConcurrentHashMap.newKeySet();
 
@@ -93,8 +91,8 @@ public final class DispenserServices {
     }
 
     /** One fair in-JVM queue per dispenser, shared by every session of this engine. */
-    Lock localGate(String name) {
-        return localGates.computeIfAbsent(name, n -> new ReentrantLock(true));
+    LocalTurn localTurn(String name) {
+        return localTurns.computeIfAbsent(name, n -> new LocalTurn());
     }
 
     /** Whether {@code numberOnCreate} for this class and property is new in this engine (installing it twice would take two numbers). */
@@ -104,7 +102,8 @@ public final class DispenserServices {
 
     /** One combiner per dispenser in this engine, so that all its callers share blocks. */
     Combining combiner(String name, RetryPolicy policy) {
-        return combiners.computeIfAbsent(name, n -> new Combining(objects.engineStore(SYSTEM_USER), idOf(n), policy));
+        return combiners.computeIfAbsent(name, n -> new Combining(objects.engineStore(SYSTEM_USER), idOf(n), policy,
+                new Pessimistic(objects, SYSTEM_USER, idOf(n), policy)));
     }
 
     Set<String> configuredNames() {

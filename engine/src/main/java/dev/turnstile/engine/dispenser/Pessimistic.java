@@ -28,8 +28,13 @@ final class Pessimistic implements Strategy {
 
     @Override
     public NumberBlock take(int count) {
-        return policy.call(() -> objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + id, user,
-                tx -> take(tx, id, count)));
+        return policy.call(() -> takeOnce(count));
+    }
+
+    /** One attempt, for a strategy whose policy is already running: one transaction that waits on the row lock. */
+    NumberBlock takeOnce(int count) {
+        return objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + id, user,
+                tx -> take(tx, id, count));
     }
 
     /** Moves the counter row on by {@code count} under its row lock, in {@code tx}: the numbers taken. */

@@ -82,7 +82,7 @@ class CombiningTest {
                 Thread.currentThread().interrupt();
             }
             throw new AssertionError("out of memory, say");
-        }), Duration.ofMinutes(5), System::nanoTime);
+        }), null, Duration.ofMinutes(5), System::nanoTime);
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
             List<Future<Object>> results = takeFromThreads(pool, c, 8);
@@ -109,7 +109,7 @@ class CombiningTest {
                 Thread.currentThread().interrupt();
             }
             return new NumberBlock(1, 1, null, LocalDate.of(2026, 12, 1));
-        }), Duration.ofSeconds(30), ticker::get);
+        }), null, Duration.ofSeconds(30), ticker::get);
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
             Future<Object> leader = pool.submit(() -> c.take(1, "leader"));
