@@ -1,12 +1,8 @@
 package dev.turnstile.engine.dispenser;
 
-import dev.turnstile.api.CustomObject;
-import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.NumberBlock;
-import dev.turnstile.api.ObjectStore;
-import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RetryPolicy;
 
 import java.time.Duration;
@@ -22,25 +18,19 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.IntFunction;
 import java.util.function.LongSupplier;
 
 /**
  * Flat combining: callers queue their requests; whoever holds the leader lock drains the queue and
- * takes the whole block (+N) with one first-writer-wins update, then hands each caller its slice.
- * A leader that loses a race to another process takes its block under the row lock instead
- * ({@link Escalation}): waiting in the database's queue, no process starves.
- * Callers that arrive while a block is being taken form the next block, so one commit serves many
- * numbers under load. One combiner serves every session of the engine (it saves as the engine's
- * system user, and records each caller's own user in the register). Across processes, the USN
- * check keeps the blocks disjoint.
+ * takes the whole block (+N) in one save, then hands each caller its slice. Callers that arrive
+ * while a block is being taken form the next block, so one commit serves many numbers under load.
+ * How the block is taken is the callers' strategy ({@link OptimisticBlocks} for COMBINING, one
+ * cooperative lock for COOPERATIVE_LOCK); the register records each caller's own user for its numbers.
  */
 final class Combining {
-    private final ObjectStore os;
     private final UUID id;
     private final RetryPolicy policy;
-    private final Pessimistic queued;
-    /** Races a leader may lose before it takes the batch's block under the row lock. */
-    static final int LOST_RACES = 1;
     /** Batches a leader serves before it steps down and lets a waiter lead. */
     static final int LEADER_ROUNDS = 8;
     /** How often a waiter looks whether the leader stepped down. */
@@ -51,23 +41,18 @@ final class Combining {
     private final LongSupplier nanoTime;
     private final ReentrantLock leader = new ReentrantLock();
     private final Queue<Request> queue = new ConcurrentLinkedQueue<>();
-    /** The counter as the last leader saved it; only touched while holding {@link #leader}. */
-    private CustomObject remembered;
-    /** Only touched while holding {@link #leader}. */
-    private final Escalation escalation = new Escalation(LOST_RACES);
 
-    private record Request(int count, String user, CompletableFuture<NumberBlock> result) {
+    /** {@code takeBlock}: how this caller would take a batch's block if it leads. */
+    private record Request(int count, String user, IntFunction<NumberBlock> takeBlock, CompletableFuture<NumberBlock> result) {
     }
 
-    Combining(ObjectStore os, UUID id, RetryPolicy policy, Pessimistic queued) {
-        this(os, id, policy, queued, null, System::nanoTime);
+    Combining(UUID id, RetryPolicy policy) {
+        this(id, policy, null, System::nanoTime);
     }
 
-    Combining(ObjectStore os, UUID id, RetryPolicy policy, Pessimistic queued, Duration waitBound, LongSupplier nanoTime) {
-        this.os = os;
+    Combining(UUID id, RetryPolicy policy, Duration waitBound, LongSupplier nanoTime) {
         this.id = id;
         this.policy = policy;
-        this.queued = queued;
         this.waitBound = waitBound;
         this.nanoTime = nanoTime;
     }
@@ -80,15 +65,15 @@ final class Combining {
 
     /**
      * Takes numbers for {@code user}, who is recorded in the register for them even when another
-     * thread saves. The request is queued first; then whoever can take the leader lock serves the
+     * thread saves. A leader takes a batch's block by the {@code takeBlock} of the batch's first request. The request is queued first; then whoever can take the leader lock serves the
      * queue, batch after batch, for at most {@link #LEADER_ROUNDS} batches (so one thread does not
      * serve the others forever), and re-checks it after letting go, so a request queued while a
      * leader was finishing is never stranded. Callers that are not leaders wait for their own
      * result, looking every {@link #POLL} whether the leader has stepped down — and for no longer
      * than {@code waitBound}: a request still queued then is withdrawn (nothing was taken for it).
      */
-    NumberBlock take(int count, String user) {
-        Request mine = new Request(count, user, new CompletableFuture<>());
+    NumberBlock take(int count, String user, IntFunction<NumberBlock> takeBlock) {
+        Request mine = new Request(count, user, takeBlock, new CompletableFuture<>());
         queue.add(mine);
         Duration bound = waitBound != null ? waitBound : waitBoundOf(policy);
         long deadline = nanoTime.getAsLong() + bound.toNanos();
@@ -151,15 +136,7 @@ final class Combining {
             int block = batch.stream().mapToInt(Request::count).sum();
             List<String> issuers = new ArrayList<>(block);
             batch.forEach(r -> issuers.addAll(Collections.nCopies(r.count(), r.user())));
-            NumberBlock taken = Register.issuedFor(issuers, () -> escalation.take(policy, () -> {
-                if (remembered == null) {
-                    remembered = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
-                }
-                return Strategy.saveIncrement(remembered, block);
-            }, () -> {
-                remembered = null; // behind the save made here: the next optimistic batch fetches
-                return queued.takeOnce(block);
-            }));
+            NumberBlock taken = Register.issuedFor(issuers, () -> batch.get(0).takeBlock().apply(block));
             long next = taken.first();
             for (Request r : batch) {
                 r.result().complete(new NumberBlock(next, r.count(), taken.period(), taken.issuedOn()));

@@ -12,7 +12,9 @@ import java.util.UUID;
 
 /**
  * The article's cooperative lock: lock with retry-and-sleep (one transaction that also reads the
- * counter), then the increment and the unlock in one save. Two round trips per number.
+ * counter), then the increment and the unlock in one save: two round trips per block. The callers
+ * of one process combine ({@link Combining}): the one that leads takes the lock once for all the
+ * numbers queued behind it, so one process polls the lock with one thread.
  */
 final class CooperativeLock implements Strategy {
     private final ObjectStore os;
@@ -20,27 +22,18 @@ final class CooperativeLock implements Strategy {
     private final RetryPolicy policy;
     private final int timeoutSeconds;
     private final String owner;
-    private final LocalTurn turn;
 
-    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner, LocalTurn turn) {
+    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner) {
         this.os = os;
         this.id = id;
         this.policy = policy;
         this.timeoutSeconds = timeoutSeconds;
         this.owner = owner;
-        this.turn = turn;
     }
 
-    /**
-     * Threads of this process queue for their {@link LocalTurn} first, so only one of them at a time polls
-     * the database lock; across processes the cooperative lock alone decides, as before.
-     */
+    /** One number, or one combined block ({@link Combining}): lock, take, save with the unlock. */
     @Override
     public NumberBlock take(int count) {
-        return turn.run(() -> takeWithLock(count));
-    }
-
-    private NumberBlock takeWithLock(int count) {
         // One policy, one budget: an attempt takes the lock once (E_OBJECT_LOCKED while another holds
         // it) and saves the increment with the unlock (E_OBJECT_MODIFIED if a writer using another
         // strategy got in meanwhile; withLock has unlocked by then); either is one attempt of it.

@@ -58,14 +58,18 @@ final class DefaultDispenser implements Dispenser {
         this.policy = services.retryPolicies.get(config.retryPolicy());
         Pessimistic queued = new Pessimistic(services.objects, user, id, policy);
         this.strategy = switch (config.strategy()) {
-            case COOPERATIVE_LOCK -> new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name,
-                    services.localTurn(name));
+            case COOPERATIVE_LOCK -> {
+                CooperativeLock lock = new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name);
+                Combining shared = services.combiner(name, config.strategy(), policy);
+                yield count -> shared.take(count, user, lock::take);
+            }
             case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky(), queued,
                     services.localTurn(name));
             case PESSIMISTIC -> queued;
             case COMBINING -> {
-                Combining shared = services.combiner(name, policy);
-                yield count -> shared.take(count, user);
+                Combining shared = services.combiner(name, config.strategy(), policy);
+                OptimisticBlocks blocks = services.optimisticBlocks(name, policy);
+                yield count -> shared.take(count, user, blocks::take);
             }
         };
         this.inHostTransaction = queued;

@@ -7,6 +7,7 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.DispenserConfig;
+import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.Dispensers;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
@@ -54,6 +55,7 @@ public final class DispenserServices {
     static final int INSTANCE_CACHE_SIZE = 10_000;
     private final Map<String, LocalTurn> localTurns = new ConcurrentHashMap<>();
     private final Map<String, Combining> combiners = new ConcurrentHashMap<>();
+    private final Map<String, OptimisticBlocks> optimisticBlocks = new ConcurrentHashMap<>();
     private final Set<String> numbering = ConcurrentHashMap.newKeySet();
 
     public DispenserServices(ObjectStoreServices objects, Database database, RetryPolicies retryPolicies,
@@ -100,10 +102,15 @@ public final class DispenserServices {
         return numbering.add(className + '\u0000' + propertyName);
     }
 
-    /** One combiner per dispenser in this engine, so that all its callers share blocks. */
-    Combining combiner(String name, RetryPolicy policy) {
-        return combiners.computeIfAbsent(name, n -> new Combining(objects.engineStore(SYSTEM_USER), idOf(n), policy,
-                new Pessimistic(objects, SYSTEM_USER, idOf(n), policy)));
+    /** One combiner per dispenser and strategy in this engine, so that all its callers of that strategy share blocks. */
+    Combining combiner(String name, DispenserStrategy strategy, RetryPolicy policy) {
+        return combiners.computeIfAbsent(name + '\u0000' + strategy, n -> new Combining(idOf(name), policy));
+    }
+
+    /** The COMBINING leaders' way to take a block, one per dispenser in this engine, saving as the system user. */
+    OptimisticBlocks optimisticBlocks(String name, RetryPolicy policy) {
+        return optimisticBlocks.computeIfAbsent(name, n -> new OptimisticBlocks(objects.engineStore(SYSTEM_USER), idOf(n),
+                policy, new Pessimistic(objects, SYSTEM_USER, idOf(n), policy)));
     }
 
     Set<String> configuredNames() {

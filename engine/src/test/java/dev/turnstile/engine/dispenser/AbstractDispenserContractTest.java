@@ -110,14 +110,14 @@ public abstract class AbstractDispenserContractTest {
 
     /**
      * Nobody loses for ever: a first-writer-wins call that lost {@link FirstWriterWins#LOST_RACES}
-     * races queues on the row lock, and a combining leader after {@link Combining#LOST_RACES}. So
+     * races queues on the row lock, and a combining leader after {@link OptimisticBlocks#LOST_RACES}. So
      * with a policy of just that many attempts and one more (waits of a millisecond), no call of 16
      * threads in two engines racing for one counter is exhausted, and the numbers stay exact.
      */
     @ParameterizedTest
     @EnumSource(value = DispenserStrategy.class, names = {"FIRST_WRITER_WINS", "COMBINING"})
     void racingCallersOfTwoEngines_needNoMoreThanTheirLostRacesAndOneQueuedTake(DispenserStrategy strategy) throws Exception {
-        int lostRaces = strategy == DispenserStrategy.COMBINING ? Combining.LOST_RACES : FirstWriterWins.LOST_RACES;
+        int lostRaces = strategy == DispenserStrategy.COMBINING ? OptimisticBlocks.LOST_RACES : FirstWriterWins.LOST_RACES;
         RetryPolicyConfig tight = RetryPolicyConfig.builder().maxAttempts(lostRaces + 1).waitDuration(Duration.ofMillis(1))
                 .build();
         try (ContentEngine a = ContentEngine.open(EngineConfig.from(config()).clock(clock).retryPolicy("tight", tight).build());

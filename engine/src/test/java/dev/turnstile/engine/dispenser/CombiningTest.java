@@ -3,9 +3,6 @@ package dev.turnstile.engine.dispenser;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.NumberBlock;
-import dev.turnstile.api.RetryMetrics;
-import dev.turnstile.api.RetryPolicy;
-import dev.turnstile.api.RetryPolicyConfig;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;
@@ -19,51 +16,25 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.Function;
-import java.util.function.Supplier;
+import java.util.function.IntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The combiner's waiting rules, with the database taken out: the "retry policy" below is where the
- * block would be taken, so a test decides what taking does — throws an Error, or hangs. (Combining
- * under load, on the databases, is in the dispenser contract suite.)
+ * The combiner's waiting rules, with the database taken out: each test decides what taking a block
+ * does — throws an Error, or hangs. (Combining under load, on the databases, is in the dispenser
+ * contract suite.)
  */
 class CombiningTest {
     private static final UUID ID = UUID.randomUUID();
 
-    /** A policy whose call is {@code take}: it never runs the real save. */
-    private static RetryPolicy taking(Function<Integer, Object> take) {
-        return new RetryPolicy() {
-            @Override
-            public String name() {
-                return "test";
-            }
-
-            @Override
-            public RetryPolicyConfig config() {
-                return RetryPolicyConfig.ofDefaults();
-            }
-
-            @Override
-            @SuppressWarnings("unchecked")
-            public <T> T call(Supplier<T> action) {
-                return (T) take.apply(0);
-            }
-
-            @Override
-            public RetryMetrics metrics() {
-                throw new UnsupportedOperationException();
-            }
-        };
-    }
-
-    private static List<Future<Object>> takeFromThreads(ExecutorService pool, Combining c, int threads) {
+    private static List<Future<Object>> takeFromThreads(ExecutorService pool, Combining c, IntFunction<NumberBlock> take,
+                                                        int threads) {
         List<Future<Object>> out = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             out.add(pool.submit(() -> {
                 try {
-                    return c.take(1, "u");
+                    return c.take(1, "u", take);
                 } catch (Throwable e) {
                     return e;
                 }
@@ -75,17 +46,18 @@ class CombiningTest {
     @Test
     void anErrorInTheLeader_reachesEveryWaiter_noneHangs() throws Exception {
         CountDownLatch queued = new CountDownLatch(1);
-        Combining c = new Combining(null, ID, taking(x -> {
+        Combining c = new Combining(ID, null, Duration.ofMinutes(5), System::nanoTime);
+        IntFunction<NumberBlock> failing = block -> {
             try {
                 queued.await(10, TimeUnit.SECONDS); // let the others queue behind the first leader
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
             }
             throw new AssertionError("out of memory, say");
-        }), null, Duration.ofMinutes(5), System::nanoTime);
+        };
         ExecutorService pool = Executors.newFixedThreadPool(8);
         try {
-            List<Future<Object>> results = takeFromThreads(pool, c, 8);
+            List<Future<Object>> results = takeFromThreads(pool, c, failing, 8);
             queued.countDown();
             for (Future<Object> f : results) {
                 assertThat(f.get(30, TimeUnit.SECONDS)).isInstanceOf(AssertionError.class).hasToString(
@@ -101,7 +73,8 @@ class CombiningTest {
         CountDownLatch stuck = new CountDownLatch(1);
         CountDownLatch release = new CountDownLatch(1);
         AtomicLong ticker = new AtomicLong();
-        Combining c = new Combining(null, ID, taking(x -> {
+        Combining c = new Combining(ID, null, Duration.ofSeconds(30), ticker::get);
+        IntFunction<NumberBlock> hanging = block -> {
             stuck.countDown();
             try {
                 release.await(60, TimeUnit.SECONDS); // a leader hung in its save
@@ -109,14 +82,14 @@ class CombiningTest {
                 Thread.currentThread().interrupt();
             }
             return new NumberBlock(1, 1, null, LocalDate.of(2026, 12, 1));
-        }), null, Duration.ofSeconds(30), ticker::get);
+        };
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try {
-            Future<Object> leader = pool.submit(() -> c.take(1, "leader"));
+            Future<Object> leader = pool.submit(() -> c.take(1, "leader", hanging));
             assertThat(stuck.await(10, TimeUnit.SECONDS)).isTrue();
             Future<Object> waiter = pool.submit(() -> {
                 try {
-                    return c.take(1, "waiter");
+                    return c.take(1, "waiter", hanging);
                 } catch (EngineRuntimeException e) {
                     return e;
                 }
