@@ -65,7 +65,8 @@ final class Combining {
 
     /**
      * Takes numbers for {@code user}, who is recorded in the register for them even when another
-     * thread saves. A leader takes a batch's block by the {@code takeBlock} of the batch's first request. The request is queued first; then whoever can take the leader lock serves the
+     * thread saves. A leader takes a batch's block by the {@code takeBlock} of the batch's first
+     * request. The request is queued first; then whoever can take the leader lock serves the
      * queue, batch after batch, for at most {@link #LEADER_ROUNDS} batches (so one thread does not
      * serve the others forever), and re-checks it after letting go, so a request queued while a
      * leader was finishing is never stranded. Callers that are not leaders wait for their own

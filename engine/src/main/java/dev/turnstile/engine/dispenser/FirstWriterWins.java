@@ -12,8 +12,8 @@ import java.util.UUID;
 /**
  * Each thread remembers its instance of the counter (values and USN) from its last success and
  * updates blindly with it: one UPDATE when nobody else took a number in between (it reads first
- * when another thread of this process did). With
- * {@code feelingUnlucky} it fetches first every time: two round trips, always. A call that lost
+ * when another thread of this process did). With {@code feelingUnlucky} it fetches first every
+ * time: two round trips, always. A call that lost
  * {@link #LOST_RACES} races queues on the row lock instead ({@link Escalation}).
  */
 final class FirstWriterWins implements Strategy {
