@@ -18,9 +18,13 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
@@ -133,7 +137,8 @@ final class DispenserBenchmark implements Callable<Integer> {
                         combining = r[0];
                     }
                 }
-                System.out.printf(Locale.ROOT, "| %d | %s | %.1f× |%n", threads, String.join(" | ", cells), combining / floor);
+                System.out.printf(Locale.ROOT, "| %d | %s | %s |%n", threads, String.join(" | ", cells),
+                        combining > 0 ? String.format(Locale.ROOT, "%.1f×", combining / floor) : "–"); // COMBINING not run
             }
             if (processes > 0) {
                 printProcessesRow(engine);
@@ -270,7 +275,7 @@ final class DispenserBenchmark implements Callable<Integer> {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         AtomicBoolean stop = new AtomicBoolean();
         CountDownLatch go = new CountDownLatch(1);
-        List<String> failures = java.util.Collections.synchronizedList(new ArrayList<>());
+        List<String> failures = Collections.synchronizedList(new ArrayList<>());
         try {
             List<Future<long[]>> futures = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
@@ -291,11 +296,11 @@ final class DispenserBenchmark implements Callable<Integer> {
                             failures.add(message.substring(0, Math.min(160, message.length())));
                         }
                         if (calls == latencies.length) {
-                            latencies = java.util.Arrays.copyOf(latencies, calls * 2);
+                            latencies = Arrays.copyOf(latencies, calls * 2);
                         }
                         latencies[calls++] = System.nanoTime() - start;
                     }
-                    return java.util.Arrays.copyOf(latencies, calls);
+                    return Arrays.copyOf(latencies, calls);
                 }));
             }
             long start = System.nanoTime();
@@ -309,7 +314,7 @@ final class DispenserBenchmark implements Callable<Integer> {
                 perThreadLatencies.add(f.get(30, TimeUnit.MINUTES));
             }
             long nanos = System.nanoTime() - start;
-            long[] all = perThreadLatencies.stream().flatMapToLong(java.util.Arrays::stream).toArray();
+            long[] all = perThreadLatencies.stream().flatMapToLong(Arrays::stream).toArray();
             return new Run(all.length - failures.size(), nanos, all, List.copyOf(failures));
         } finally {
             pool.shutdownNow();
@@ -349,7 +354,7 @@ final class DispenserBenchmark implements Callable<Integer> {
             rate += Double.parseDouble(expect(out, "RATE ").substring(5));
             String line = expect(out, "LATENCIES ").substring(10);
             latencies.add(line.isEmpty() ? new long[0]
-                    : java.util.Arrays.stream(line.split(",")).mapToLong(us -> Long.parseLong(us) * 1000).toArray());
+                    : Arrays.stream(line.split(",")).mapToLong(us -> Long.parseLong(us) * 1000).toArray());
             int failed = Integer.parseInt(expect(out, "FAILED ").substring(7));
             for (int f = 0; f < failed; f++) {
                 failures.add(expect(out, "FAILURE ").substring(8));
@@ -358,15 +363,15 @@ final class DispenserBenchmark implements Callable<Integer> {
         for (Process p : children) {
             p.waitFor(60, TimeUnit.SECONDS);
         }
-        return new ProcessesCell(rate, latencies.stream().flatMapToLong(java.util.Arrays::stream).toArray(),
+        return new ProcessesCell(rate, latencies.stream().flatMapToLong(Arrays::stream).toArray(),
                 summarise(failures));
     }
 
     /** Failures as "count × message", the most frequent first. */
     private static List<String> summarise(List<String> failures) {
-        java.util.Map<String, Long> counts = new java.util.TreeMap<>();
+        Map<String, Long> counts = new TreeMap<>();
         failures.forEach(f -> counts.merge(f, 1L, Long::sum));
-        return counts.entrySet().stream().sorted(java.util.Map.Entry.<String, Long>comparingByValue().reversed())
+        return counts.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .map(e -> e.getValue() + " × " + e.getKey()).toList();
     }
 
