@@ -44,6 +44,7 @@ public final class EngineConfig {
     private final String password;
     private final int maxPoolSize;
     private final Duration connectionTimeout;
+    private final boolean migrate;
     private final Clock clock;
     private final String lockBreakerRole;
     private final Map<String, RetryPolicyConfig> retryPolicies;
@@ -66,6 +67,7 @@ public final class EngineConfig {
         this.password = b.password;
         this.maxPoolSize = b.maxPoolSize;
         this.connectionTimeout = b.connectionTimeout;
+        this.migrate = b.migrate;
         this.clock = b.clock;
         this.lockBreakerRole = b.lockBreakerRole;
         this.retryPolicies = Collections.unmodifiableMap(new LinkedHashMap<>(b.retryPolicies));
@@ -94,7 +96,7 @@ public final class EngineConfig {
         return new Builder()
                 .jdbcUrl(base.jdbcUrl).dataSource(base.dataSource).hostTransactions(base.hostTransactions)
                 .username(base.username).password(base.password)
-                .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout)
+                .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout).migrate(base.migrate)
                 .clock(base.clock).lockBreakerRole(base.lockBreakerRole).retryPolicies(base.retryPolicies)
                 .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers)
                 .treeLockLease(base.treeLockLease).treeLockRetryPolicy(base.treeLockRetryPolicy)
@@ -132,6 +134,14 @@ public final class EngineConfig {
 
     public Duration connectionTimeout() {
         return connectionTimeout;
+    }
+
+    /**
+     * Whether the engine applies its schema migrations at open (the default), or only checks that
+     * the host applied them: see {@code Migrations} in the engine.
+     */
+    public boolean migrate() {
+        return migrate;
     }
 
     /** The clock for dates and expiry; null means the database's clock, shared by every node. */
@@ -211,7 +221,7 @@ public final class EngineConfig {
     public String toString() {
         return "EngineConfig{jdbcUrl=" + jdbcUrl + (dataSource == null ? "" : ", dataSource=" + dataSource)
                 + (hostTransactions == HostTransactions.NONE ? "" : ", hostTransactions=" + hostTransactions) + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
-                + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout
+                + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout + ", migrate=" + migrate
                 + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole
                 + ", retryPolicies=" + retryPolicies + ", dispenserAdminRole=" + dispenserAdminRole
                 + ", dispensers=" + dispensers + ", treeLockLease=" + treeLockLease
@@ -227,6 +237,7 @@ public final class EngineConfig {
         private String password = "";
         private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
         private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+        private boolean migrate = true;
         private Clock clock;
         private String lockBreakerRole = DEFAULT_LOCK_BREAKER_ROLE;
         private final Map<String, RetryPolicyConfig> retryPolicies = new LinkedHashMap<>();
@@ -368,6 +379,16 @@ public final class EngineConfig {
                         Ranges.from(MIN_CONNECTION_TIMEOUT, MAX_CONNECTION_TIMEOUT));
             }
             this.connectionTimeout = connectionTimeout;
+            return this;
+        }
+
+        /**
+         * False when the host runs Turnstile's migrations with its own Flyway (location
+         * {@code classpath:dev/turnstile/engine/db/migration/<postgresql|mariadb|h2>}, table
+         * {@code ts_schema_history}); the engine then refuses a schema with migrations pending.
+         */
+        public Builder migrate(boolean migrate) {
+            this.migrate = migrate;
             return this;
         }
 

@@ -21,16 +21,6 @@ final class Sequencer {
 
     Sequencer(Database database) {
         this.database = database;
-        createRow();
-    }
-
-    /** The sequencer row, made by the first engine to open the database (others racing it find it made). */
-    private void createRow() {
-        database.inTransaction(() -> "creating the change sequencer", session -> {
-            Sql.insertIfAbsent(session, "INSERT INTO ts_change_sequencer (id, last_position, usn) VALUES (?, 0, 0)",
-                    SequencerRecord.ID);
-            return null;
-        });
     }
 
     /** Sequences what is committed and waiting; returns the last position given (the feed's head). */

@@ -27,7 +27,7 @@ public final class EngineConfigFile {
     private static final Set<String> LOCKS = Set.of("breakerRole");
     private static final Set<String> TREE_LOCKS = Set.of("lease", "retryPolicy");
     private static final Set<String> RETRY = Set.of("configs", "instances", "policyFile", "reload");
-    private static final Set<String> DATABASE = Set.of("url", "username", "password", "maxPoolSize", "connectionTimeout");
+    private static final Set<String> DATABASE = Set.of("url", "username", "password", "maxPoolSize", "connectionTimeout", "migrate");
 
     private EngineConfigFile() {
     }
@@ -91,6 +91,13 @@ public final class EngineConfigFile {
                 }
                 if (db.has("connectionTimeout")) {
                     builder.connectionTimeout(duration(source, "database.connectionTimeout", db.get("connectionTimeout")));
+                }
+                if (db.has("migrate")) {
+                    JsonNode n = db.get("migrate");
+                    if (!n.isBoolean()) {
+                        throw EngineRuntimeException.configInvalid(source, "database.migrate", n.asText(), "must be true or false");
+                    }
+                    builder.migrate(n.booleanValue());
                 }
             }
         });

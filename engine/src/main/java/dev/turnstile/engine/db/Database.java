@@ -67,21 +67,18 @@ public final class Database implements AutoCloseable {
             String where = ownsPool ? config.jdbcUrl() : "the host's DataSource";
             Galera.checkCausalReads(dataSource, productName, where);
             Replication.warnIfStandbysAreAsynchronous(dataSource, productName, where);
-            SchemaUpgrade.run(dataSource, productName);
+            Migrations.apply(dataSource, productName, config.migrate(), where);
             HibernatePersistenceConfiguration hibernate = new HibernatePersistenceConfiguration("turnstile")
                     .managedClasses(entities)
                     .statementInspector(counter)
-                    // Creates missing tables and adds missing (nullable) columns; a process that loses
-                    // a creation race to another only logs it, and SchemaInstaller then validates.
-                    .schemaToolingAction(Action.UPDATE)
+                    // The tables are the migrations' (Migrations): Hibernate neither makes nor reads them at open.
+                    .schemaToolingAction(Action.NONE)
                     .property(AvailableSettings.JAKARTA_NON_JTA_DATASOURCE, dataSource)
                     .property(AvailableSettings.JDBC_TIME_ZONE, "UTC")
                     // Work that joins the host's transaction runs on its connection without a
                     // Hibernate transaction; everything else begins one (inTransaction).
                     .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, true);
-            this.sessionFactory = createSessionFactory(hibernate, config.jdbcUrl());
-            SchemaInstaller.awaitValidSchema(sessionFactory, config.jdbcUrl());
-            SchemaUpgrade.exactKeys(dataSource, productName);
+            this.sessionFactory = hibernate.createEntityManagerFactory();
             this.clock = config.clock() != null ? config.clock()
                     : new DatabaseClock(dataSource, productName, () -> openTransactions.get()[0] == 0,
                     DatabaseClock.RESYNC_INTERVAL);
@@ -91,35 +88,6 @@ public final class Database implements AutoCloseable {
             }
             throw translate(e, "opening " + config.jdbcUrl());
         }
-    }
-
-    /**
-     * The session factory, whose schema update reads the tables' metadata. Processes opening a new
-     * database at once race there: on MariaDB one process's collation conversion (an ALTER TABLE
-     * that copies the table) or table creation hides a table from another's metadata read for a
-     * moment ("Could not locate table information"). That one reads again, briefly.
-     */
-    private static SessionFactory createSessionFactory(HibernatePersistenceConfiguration hibernate, String url) {
-        for (int attempt = 1; ; attempt++) {
-            try {
-                return hibernate.createEntityManagerFactory();
-            } catch (PersistenceException e) {
-                if (attempt == 5 || !hasCause(e, org.hibernate.tool.schema.extract.spi.SchemaExtractionException.class)) {
-                    throw e;
-                }
-                log.info("Opening {}: {}; reading the schema again", url, rootMessage(e));
-                pause(100 + ThreadLocalRandom.current().nextInt(400), () -> "waiting to open the database");
-            }
-        }
-    }
-
-    private static boolean hasCause(Throwable e, Class<? extends Throwable> type) {
-        for (Throwable t = e; t != null; t = t.getCause() == t ? null : t.getCause()) {
-            if (type.isInstance(t)) {
-                return true;
-            }
-        }
-        return false;
     }
 
     private static HikariDataSource openPool(EngineConfig config) {

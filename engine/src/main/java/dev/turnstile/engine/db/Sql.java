@@ -4,6 +4,7 @@ import org.hibernate.StatelessSession;
 import org.hibernate.exception.ConstraintViolationException;
 import org.hibernate.exception.LockAcquisitionException;
 
+import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Savepoint;
@@ -21,14 +22,14 @@ public final class Sql {
         return text.replace("!", "!!").replace("%", "!%").replace("_", "!_");
     }
 
-    /**
-     * True if a transaction failed only because a concurrent one won a race the database settled:
-     * a duplicate first insert or a deadlock victim. Nothing was written; the attempt may go again.
-     */
     public static boolean isPostgres(String productName) {
         return productName.toLowerCase(java.util.Locale.ROOT).contains("postgres");
     }
 
+    /**
+     * True if a transaction failed only because a concurrent one won a race the database settled:
+     * a duplicate first insert or a deadlock victim. Nothing was written; the attempt may go again.
+     */
     public static boolean isRace(Throwable failure) {
         for (Throwable t = failure; t != null; t = t.getCause()) {
             if (t instanceof ConstraintViolationException || t instanceof LockAcquisitionException) {
@@ -57,18 +58,24 @@ public final class Sql {
 
     /**
      * Inserts a row unless one with its key exists, inside the caller's transaction. Several
-     * transactions may be first at once: the losers' inserts are undone to a savepoint (through
-     * JDBC, so the expected duplicate is neither logged as an error nor fatal to the transaction
-     * on PostgreSQL) and they go on with the winner's row.
+     * transactions may be first at once; the losers go on with the winner's row. PostgreSQL and
+     * MariaDB skip the duplicate in the statement ({@code ON CONFLICT DO NOTHING}, {@code INSERT
+     * IGNORE}), so the expected race logs no error in the server's log or the driver's; on H2 the
+     * loser's insert is undone to a savepoint.
      */
     public static void insertIfAbsent(StatelessSession session, String insertSql, Object... parameters) {
         session.doWork(connection -> {
+            String product = connection.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
+            String sql = isPostgres(product) ? insertSql + " ON CONFLICT DO NOTHING"
+                    : product.contains("mariadb") || product.contains("mysql") ? insertSql.replaceFirst("^INSERT ", "INSERT IGNORE ")
+                    : null;
+            if (sql != null) {
+                execute(connection, sql, parameters);
+                return;
+            }
             Savepoint savepoint = connection.setSavepoint();
-            try (PreparedStatement insert = connection.prepareStatement(insertSql)) {
-                for (int i = 0; i < parameters.length; i++) {
-                    insert.setObject(i + 1, parameters[i]);
-                }
-                insert.executeUpdate();
+            try {
+                execute(connection, insertSql, parameters);
                 connection.releaseSavepoint(savepoint);
             } catch (SQLException e) {
                 if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
@@ -77,5 +84,14 @@ public final class Sql {
                 connection.rollback(savepoint);
             }
         });
+    }
+
+    private static void execute(Connection connection, String sql, Object... parameters) throws SQLException {
+        try (PreparedStatement insert = connection.prepareStatement(sql)) {
+            for (int i = 0; i < parameters.length; i++) {
+                insert.setObject(i + 1, parameters[i]);
+            }
+            insert.executeUpdate();
+        }
     }
 }

@@ -86,7 +86,7 @@ class EngineConfigFileTest {
         assertThatThrownBy(() -> EngineConfigFile.read(file))
                 .isInstanceOf(EngineRuntimeException.class)
                 .hasMessage("E_CONFIG_INVALID: " + file + ": database.urll = \"jdbc:h2:mem:x\": unknown key;"
-                        + " known keys here are [connectionTimeout, maxPoolSize, password, url, username]");
+                        + " known keys here are [connectionTimeout, maxPoolSize, migrate, password, url, username]");
     }
 
     @Test
@@ -173,6 +173,15 @@ class EngineConfigFileTest {
                 + ": changes.enabled = \"maybe\": must be true or false");
         Path typo = write("changes:\n  enable: true\n");
         assertThatThrownBy(() -> EngineConfigFile.read(typo)).hasMessageContaining(typo + ": changes.enable = \"true\": unknown key");
+    }
+
+    @Test
+    void databaseMigrate_defaultsToTrue_readsFalse_andNamesABadValue() throws IOException {
+        assertThat(EngineConfigFile.read(write("database:\n  url: jdbc:h2:mem:x\n")).migrate()).isTrue();
+        assertThat(EngineConfigFile.read(write("database:\n  migrate: false\n")).migrate()).isFalse();
+        Path bad = write("database:\n  migrate: later\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(bad)).hasMessage("E_CONFIG_INVALID: " + bad
+                + ": database.migrate = \"later\": must be true or false");
     }
 
     @Test

@@ -1,0 +1,156 @@
+package dev.turnstile.engine.db;
+
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import org.flywaydb.core.Flyway;
+import org.flywaydb.core.api.FlywayException;
+import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.logging.Log;
+import org.flywaydb.core.api.logging.LogCreator;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+import javax.sql.DataSource;
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.util.Arrays;
+import java.util.Locale;
+import java.util.stream.Collectors;
+
+/**
+ * The {@code ts_*} tables, made and upgraded by versioned Flyway migrations, one folder per database
+ * ({@link #location}), recorded in {@link #HISTORY_TABLE}. Flyway takes a database lock while it
+ * migrates, so several processes may open a new database at once.
+ *
+ * <p>A database made by release 0.1 (Hibernate's schema update) has the tables but no history: it
+ * is brought to that release's last state by {@link SchemaUpgrade} and baselined at version 1,
+ * whose script is that state.
+ */
+public final class Migrations {
+    /** Flyway's record of the migrations applied to the Turnstile tables. */
+    public static final String HISTORY_TABLE = "ts_schema_history";
+    private static final String RELEASE_0_1 = "1";
+
+    private Migrations() {
+    }
+
+    /** The classpath location of {@code productName}'s migrations, for a host that runs them with its own Flyway. */
+    public static String location(String productName) {
+        String p = productName.toLowerCase(Locale.ROOT);
+        String folder = p.contains("postgres") ? "postgresql" : p.contains("mariadb") || p.contains("mysql") ? "mariadb" : "h2";
+        return "classpath:dev/turnstile/engine/db/migration/" + folder;
+    }
+
+    /**
+     * Applies what is pending ({@code migrate}), or only checks that nothing is (the host runs the
+     * migrations): a schema older or newer than this release's is refused, naming both versions.
+     */
+    static void apply(DataSource dataSource, String productName, boolean migrate, String where) {
+        Flyway flyway = Flyway.configure(Migrations.class.getClassLoader())
+                .dataSource(dataSource)
+                .table(HISTORY_TABLE)
+                .locations(location(productName))
+                // A host's own tables may share the schema: Flyway would call it "not empty" and
+                // refuse; the Turnstile tables are told apart below, by their own names.
+                .baselineOnMigrate(true)
+                .baselineVersion("0")
+                .loggers(QuietLog.class.getName())
+                .load();
+        try {
+            if (migrate) {
+                if (flyway.info().applied().length == 0 && hasTurnstileTables(dataSource)) {
+                    SchemaUpgrade.run(dataSource, productName);
+                    SchemaUpgrade.exactKeys(dataSource, productName);
+                    flyway = Flyway.configure(Migrations.class.getClassLoader()).configuration(flyway.getConfiguration())
+                            .baselineVersion(RELEASE_0_1).baselineDescription("made by release 0.1").load();
+                    flyway.baseline();
+                    log.debug("Baselined the Turnstile tables in {} at version {} (release 0.1)", where, RELEASE_0_1);
+                }
+                flyway.migrate();
+                return;
+            }
+            MigrationInfo[] pending = flyway.info().pending();
+            if (pending.length > 0) {
+                MigrationInfo current = flyway.info().current();
+                throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "The Turnstile schema in " + where
+                        + " is at version " + (current == null ? "none" : current.getVersion()) + "; this release needs "
+                        + Arrays.stream(pending).map(m -> m.getVersion().toString()).collect(Collectors.joining(", "))
+                        + " too: run the migrations in " + location(productName) + " with table " + HISTORY_TABLE
+                        + ", or let the engine run them (database.migrate: true)");
+            }
+            flyway.validate();
+        } catch (FlywayException e) {
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                    "Cannot bring the Turnstile schema in " + where + " up to date: " + e.getMessage(), e);
+        }
+    }
+
+    /** True if the Turnstile tables exist: without a migration history, the database of release 0.1. */
+    private static boolean hasTurnstileTables(DataSource dataSource) {
+        try (Connection c = dataSource.getConnection()) {
+            return hasTable(c, "ts_object");
+        } catch (SQLException e) {
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                    "Cannot read the Turnstile tables: " + e.getMessage(), e);
+        }
+    }
+
+    private static boolean hasTable(Connection c, String table) throws SQLException {
+        DatabaseMetaData meta = c.getMetaData();
+        String name = meta.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table;
+        try (ResultSet rs = meta.getTables(c.getCatalog(), c.getSchema(), name, new String[]{"TABLE"})) {
+            return rs.next();
+        }
+    }
+
+    private static final Logger log = LoggerFactory.getLogger(Migrations.class);
+
+    /**
+     * Flyway's log, one level down: an open that finds the schema current, or migrates it, is
+     * routine and says so at DEBUG (Flyway says it at INFO); warnings and errors stay as they are.
+     */
+    public static final class QuietLog implements LogCreator {
+        @Override
+        public Log createLogger(Class<?> type) {
+            Logger l = LoggerFactory.getLogger(type);
+            return new Log() {
+                @Override
+                public boolean isDebugEnabled() {
+                    return l.isTraceEnabled();
+                }
+
+                @Override
+                public void debug(String message) {
+                    l.trace(message);
+                }
+
+                @Override
+                public void info(String message) {
+                    l.debug(message);
+                }
+
+                @Override
+                public void warn(String message) {
+                    l.warn(message);
+                }
+
+                @Override
+                public void error(String message) {
+                    l.error(message);
+                }
+
+                @Override
+                public void error(String message, Exception e) {
+                    l.error(message, e);
+                }
+
+                @Override
+                public void notice(String message) {
+                    l.debug(message);
+                }
+            };
+        }
+    }
+}
