@@ -88,7 +88,9 @@ class ContentEngineTest {
         ContentEngine.open(config).close();
         try (java.sql.Connection c = java.sql.DriverManager.getConnection(config.jdbcUrl(), "sa", "");
              java.sql.Statement s = c.createStatement()) {
-            s.execute("ALTER TABLE ts_object ALTER COLUMN usn SET DATA TYPE INTEGER"); // as release 0.1 made it
+            // as an early build of release 0.1 made it: 32-bit USNs, no migration history
+            s.execute("ALTER TABLE ts_object ALTER COLUMN usn SET DATA TYPE INTEGER");
+            s.execute("DROP TABLE \"" + dev.turnstile.engine.db.Migrations.HISTORY_TABLE + "\"");
         }
         try (ContentEngine engine = ContentEngine.open(config)) {
             ObjectStore os = engine.session("alice").objectStore();

@@ -17,6 +17,12 @@ public interface ChangeDispatcher extends AutoCloseable {
 
     String name();
 
+    /** True while its thread runs passes: started, not stopped, and not past its maximum run time. */
+    boolean isRunning();
+
+    /** Passes that failed in a row, up to the last one (0 once a pass works again). */
+    int failedPasses();
+
     @Override
     default void close() {
         stop();

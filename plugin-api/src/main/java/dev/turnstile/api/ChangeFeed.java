@@ -31,6 +31,9 @@ public interface ChangeFeed {
     /** A new dispatcher in this process. */
     ChangeDispatcher dispatcher(DispatcherConfig config);
 
+    /** The dispatchers this engine made, running or not, in no particular order. */
+    List<ChangeDispatcher> dispatchers();
+
     /** The oldest {@code max} changes waiting in a {@link DeliveryMode#QUEUE} client's queue. */
     List<QueuedChange> poll(String client, int max);
 

@@ -34,6 +34,7 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
     private final String name;
     private volatile Thread thread;
     private volatile boolean stopping;
+    private volatile int failedPasses;
     /** For tests: told the instants (System.nanoTime) a client was held from and to, both inside the lease. */
     volatile HoldListener holdListener;
 
@@ -153,13 +154,16 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
     private void run(long until) {
         while (!stopping && System.nanoTime() - until < 0) {
             try {
-                if (runOnce().isIdle()) {
+                boolean idle = runOnce().isIdle();
+                failedPasses = 0;
+                if (idle) {
                     Thread.sleep(config.idleDelay().toMillis());
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 return;
             } catch (RuntimeException e) {
+                failedPasses++;
                 log.warn("{}: pass failed: {}", name, e.toString());
                 try {
                     Thread.sleep(Math.max(100, config.idleDelay().toMillis()));
@@ -186,6 +190,17 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
                 throw EngineRuntimeException.interrupted("stopping dispatcher " + name, e);
             }
         }
+    }
+
+    @Override
+    public boolean isRunning() {
+        Thread t = thread;
+        return t != null && t.isAlive() && !stopping;
+    }
+
+    @Override
+    public int failedPasses() {
+        return failedPasses;
     }
 
     @Override

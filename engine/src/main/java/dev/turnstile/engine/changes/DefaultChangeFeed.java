@@ -153,6 +153,11 @@ public final class DefaultChangeFeed implements ChangeFeed {
         return d;
     }
 
+    @Override
+    public List<ChangeDispatcher> dispatchers() {
+        return List.copyOf(dispatchers);
+    }
+
     /** Stops every dispatcher this feed made (the engine is closing): none keeps running on a closed database. */
     public void stopDispatchers() {
         dispatchers.forEach(DefaultChangeDispatcher::stop);

@@ -56,8 +56,23 @@ public final class EngineConfigFile {
     }
 
     private static EngineConfig read(Path file, UnaryOperator<String> env, Consumer<EngineRuntimeException> errors) {
-        String source = file.toString();
-        JsonNode root = ConfigText.read(file, env);
+        return read(file.toString(), ConfigText.read(file, env), file.toAbsolutePath().getParent(), env, errors);
+    }
+
+    /**
+     * The same keys as {@code turnstile.yaml}, from settings another configuration system holds (a
+     * tree of maps, lists and values, such as Spring Boot's {@code turnstile.*} properties); values
+     * may be text. {@code source} names them in errors; a policy file is found relative to {@code baseDir}.
+     * The configuration has no file to reload from (its source is "builder").
+     */
+    public static EngineConfig fromSettings(Map<String, ?> settings, String source, Path baseDir) {
+        JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(settings);
+        EngineConfig read = read(source, root, baseDir, System::getenv, null);
+        return EngineConfig.from(read).source("builder").build();
+    }
+
+    private static EngineConfig read(String source, JsonNode root, Path baseDir, UnaryOperator<String> env,
+                                     Consumer<EngineRuntimeException> errors) {
         EngineConfig.Builder builder = EngineConfig.builder().source(source);
         if (root == null || root.isMissingNode() || root.isNull() || (root.isObject() && root.isEmpty())) {
             // A truncated production file must not quietly open the built-in defaults: a brand-new H2
@@ -83,21 +98,13 @@ public final class EngineConfigFile {
                     builder.password(text(source, "database.password", db.get("password")));
                 }
                 if (db.has("maxPoolSize")) {
-                    JsonNode n = db.get("maxPoolSize");
-                    if (!n.isInt()) {
-                        throw EngineRuntimeException.configInvalid(source, "database.maxPoolSize", n.asText(), "must be an integer");
-                    }
-                    builder.maxPoolSize(n.intValue());
+                    builder.maxPoolSize(integer(source, "database.maxPoolSize", db.get("maxPoolSize")));
                 }
                 if (db.has("connectionTimeout")) {
                     builder.connectionTimeout(duration(source, "database.connectionTimeout", db.get("connectionTimeout")));
                 }
                 if (db.has("migrate")) {
-                    JsonNode n = db.get("migrate");
-                    if (!n.isBoolean()) {
-                        throw EngineRuntimeException.configInvalid(source, "database.migrate", n.asText(), "must be true or false");
-                    }
-                    builder.migrate(n.booleanValue());
+                    builder.migrate(bool(source, "database.migrate", db.get("migrate")));
                 }
             }
         });
@@ -130,11 +137,7 @@ public final class EngineConfigFile {
                 requireObject(source, "changes", changes);
                 checkKeys(source, "changes.", changes, Set.of("enabled"));
                 if (changes.has("enabled")) {
-                    JsonNode enabled = changes.get("enabled");
-                    if (!enabled.isBoolean()) {
-                        throw EngineRuntimeException.configInvalid(source, "changes.enabled", enabled.asText(), "must be true or false");
-                    }
-                    builder.changesEnabled(enabled.booleanValue());
+                    builder.changesEnabled(bool(source, "changes.enabled", changes.get("enabled")));
                 }
             }
         });
@@ -173,7 +176,7 @@ public final class EngineConfigFile {
                 checkKeys(source, "retry.", retry, RETRY);
                 List<RetryPolicyReader.Part> parts = new ArrayList<>(List.of(new RetryPolicyReader.Part(source, "retry.", retry)));
                 if (retry.has("policyFile")) {
-                    Path policyFile = file.toAbsolutePath().getParent().resolve(text(source, "retry.policyFile", retry.get("policyFile")));
+                    Path policyFile = baseDir.resolve(text(source, "retry.policyFile", retry.get("policyFile")));
                     builder.policyFile(policyFile.toString());
                     policyFile(policyFile, env).ifPresent(parts::add);
                 }
@@ -264,21 +267,18 @@ public final class EngineConfigFile {
         boolean isMinimum = d.isMinimum();
         if (node.has("isMinimum")) {
             JsonNode v = node.get("isMinimum");
-            if (v.isBoolean()) {
-                isMinimum = v.booleanValue();
-            } else if (v.isInt() && (v.intValue() == 0 || v.intValue() == 1)) {
-                isMinimum = v.intValue() == 1;
+            String t = v.asText().trim();
+            if (v.isBoolean() || t.equals("true") || t.equals("false")) {
+                isMinimum = t.equals("true");
+            } else if (t.equals("0") || t.equals("1")) {
+                isMinimum = t.equals("1");
             } else {
                 throw EngineRuntimeException.configInvalid(source, path + ".isMinimum", v.asText(), "must be true, false, 1 or 0");
             }
         }
         int max = d.maxLocksPerUser();
         if (node.has("maxLocksPerUser")) {
-            JsonNode v = node.get("maxLocksPerUser");
-            if (!v.isInt()) {
-                throw EngineRuntimeException.configInvalid(source, path + ".maxLocksPerUser", v.asText(), "must be an integer");
-            }
-            max = v.intValue();
+            max = integer(source, path + ".maxLocksPerUser", node.get("maxLocksPerUser"));
         }
         try {
             return new EditLockConfig(heartbeat, timeout, isMinimum,
@@ -287,6 +287,26 @@ public final class EngineConfigFile {
         } catch (EngineRuntimeException e) {
             throw EngineRuntimeException.configInvalid(source, path, node.toString(), e.getMessage());
         }
+    }
+
+    /**
+     * An integer, written as a YAML number or as text ("10"): a {@code .properties} file and Spring's
+     * {@code application.properties} give every value as text.
+     */
+    private static int integer(String source, String path, JsonNode node) {
+        if (node.isInt() || (node.isTextual() && node.asText().trim().matches("-?\\d{1,9}"))) {
+            return node.isInt() ? node.intValue() : Integer.parseInt(node.asText().trim());
+        }
+        throw EngineRuntimeException.configInvalid(source, path, node.asText(), "must be an integer");
+    }
+
+    /** true or false, as a YAML boolean or as text. */
+    private static boolean bool(String source, String path, JsonNode node) {
+        String t = node.asText().trim();
+        if (node.isBoolean() || (node.isTextual() && (t.equals("true") || t.equals("false")))) {
+            return t.equals("true");
+        }
+        throw EngineRuntimeException.configInvalid(source, path, node.asText(), "must be true or false");
     }
 
     private static Duration millisOrDuration(String source, String path, JsonNode node) {

@@ -17,6 +17,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.util.Arrays;
 import java.util.Locale;
+import java.util.concurrent.ThreadLocalRandom;
 import java.util.stream.Collectors;
 
 /**
@@ -60,7 +61,7 @@ public final class Migrations {
                 .load();
         try {
             if (migrate) {
-                if (flyway.info().applied().length == 0 && hasTurnstileTables(dataSource)) {
+                if (isReleaseZeroOne(dataSource)) {
                     SchemaUpgrade.run(dataSource, productName);
                     SchemaUpgrade.exactKeys(dataSource, productName);
                     flyway = Flyway.configure(Migrations.class.getClassLoader()).configuration(flyway.getConfiguration())
@@ -68,7 +69,7 @@ public final class Migrations {
                     flyway.baseline();
                     log.debug("Baselined the Turnstile tables in {} at version {} (release 0.1)", where, RELEASE_0_1);
                 }
-                flyway.migrate();
+                migrate(flyway, where);
                 return;
             }
             MigrationInfo[] pending = flyway.info().pending();
@@ -87,22 +88,60 @@ public final class Migrations {
         }
     }
 
-    /** True if the Turnstile tables exist: without a migration history, the database of release 0.1. */
-    private static boolean hasTurnstileTables(DataSource dataSource) {
+    private static final int MIGRATE_ATTEMPTS = 5;
+
+    /**
+     * Flyway's migrate, again after a failure: on Galera Flyway's lock holds on one node only, so
+     * processes opening a new database on several nodes at once may run a migration together (its
+     * statements may run twice) and all but one fail to record it. The loser clears the failed
+     * record ({@code repair}) and finds the migration applied.
+     */
+    private static void migrate(Flyway flyway, String where) {
+        for (int attempt = 1; ; attempt++) {
+            try {
+                flyway.migrate();
+                return;
+            } catch (FlywayException e) {
+                if (attempt == MIGRATE_ATTEMPTS) {
+                    throw e;
+                }
+                log.debug("Migrating the Turnstile schema in {} failed ({}); repairing the history and again", where, e.getMessage());
+                try {
+                    Thread.sleep(ThreadLocalRandom.current().nextLong(100, 500));
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw EngineRuntimeException.interrupted("migrating the Turnstile schema", interrupted);
+                }
+                flyway.repair();
+            }
+        }
+    }
+
+    /**
+     * True if the Turnstile tables exist without a migration history: the database of release 0.1.
+     * (Flyway makes the history table before it runs version 1, so a process migrating a new
+     * database elsewhere at this moment never looks like that.)
+     */
+    private static boolean isReleaseZeroOne(DataSource dataSource) {
         try (Connection c = dataSource.getConnection()) {
-            return hasTable(c, "ts_object");
+            return hasTable(c, "ts_object") && !hasTable(c, HISTORY_TABLE);
         } catch (SQLException e) {
             throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
                     "Cannot read the Turnstile tables: " + e.getMessage(), e);
         }
     }
 
+    /** Whether {@code table} exists, named as written (Flyway quotes its names) or as the database folds it. */
     private static boolean hasTable(Connection c, String table) throws SQLException {
         DatabaseMetaData meta = c.getMetaData();
-        String name = meta.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table;
-        try (ResultSet rs = meta.getTables(c.getCatalog(), c.getSchema(), name, new String[]{"TABLE"})) {
-            return rs.next();
+        for (String name : new String[]{table, meta.storesUpperCaseIdentifiers() ? table.toUpperCase(Locale.ROOT) : table}) {
+            try (ResultSet rs = meta.getTables(c.getCatalog(), c.getSchema(), name, new String[]{"TABLE"})) {
+                if (rs.next()) {
+                    return true;
+                }
+            }
         }
+        return false;
     }
 
     private static final Logger log = LoggerFactory.getLogger(Migrations.class);

@@ -139,6 +139,7 @@ class EngineConfigFileTest {
         assertThat(reference.password()).isEqualTo(defaults.password());
         assertThat(reference.maxPoolSize()).isEqualTo(defaults.maxPoolSize());
         assertThat(reference.connectionTimeout()).isEqualTo(defaults.connectionTimeout());
+        assertThat(reference.migrate()).isEqualTo(defaults.migrate());
         assertThat(reference.lockBreakerRole()).isEqualTo(defaults.lockBreakerRole());
         assertThat(reference.retryPolicies()).isEqualTo(defaults.retryPolicies());
         assertThat(reference.dispenserAdminRole()).isEqualTo(defaults.dispenserAdminRole());

@@ -45,7 +45,7 @@ class HostileConfigFileTest {
     void aSecretLookingKey_neverHasItsValueEchoed_evenMisspelt() throws IOException {
         Path typo = write("turnstile.yaml", "database:\n  pasword: hunter2-secret\n");
         assertThatThrownBy(() -> EngineConfigFile.read(typo)).hasMessage("E_CONFIG_INVALID: " + typo
-                + ": database.pasword = (hidden): unknown key; known keys here are [connectionTimeout, maxPoolSize, password, url, username]")
+                + ": database.pasword = (hidden): unknown key; known keys here are [connectionTimeout, maxPoolSize, migrate, password, url, username]")
                 .hasMessageNotContaining("hunter2");
         Path list = write("turnstile.yaml", "database:\n  password: [hunter2-secret]\n");
         assertThatThrownBy(() -> EngineConfigFile.read(list)).hasMessage("E_CONFIG_INVALID: " + list

@@ -1,8 +1,10 @@
--- The Turnstile schema as release 0.1 made it (Hibernate's schema update, then SchemaUpgrade):
--- every table compares keys exactly (utf8mb4_nopad_bin; MariaDB's default collations ignore case,
--- accents and trailing spaces). A database made by that release is baselined at this version instead of running it.
+-- The Turnstile schema as release 0.1 made it (Hibernate's schema update, then SchemaUpgrade); a
+-- database made by that release is baselined at this version instead of running it. Every table
+-- compares keys exactly (utf8mb4_nopad_bin: MariaDB's default collations ignore case, accents and
+-- trailing spaces). Each statement may run twice: on Galera, Flyway's lock is one node's, so
+-- processes on several nodes may migrate a new database at once (Migrations retries the loser).
 
-CREATE TABLE ts_object (
+CREATE TABLE IF NOT EXISTS ts_object (
     id uuid NOT NULL PRIMARY KEY,
     class_name varchar(64) NOT NULL,
     creator varchar(128) NOT NULL,
@@ -16,9 +18,9 @@ CREATE TABLE ts_object (
     prop_values mediumtext NOT NULL,
     usn bigint NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
-CREATE INDEX ts_object_class ON ts_object (class_name);
+CREATE INDEX IF NOT EXISTS ts_object_class ON ts_object (class_name);
 
-CREATE TABLE ts_class (
+CREATE TABLE IF NOT EXISTS ts_class (
     class_name varchar(64) NOT NULL PRIMARY KEY,
     enforce_locks bit(1),
     property_defs mediumtext NOT NULL,
@@ -26,7 +28,7 @@ CREATE TABLE ts_class (
     superclass_name varchar(64) NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
-CREATE TABLE ts_change (
+CREATE TABLE IF NOT EXISTS ts_change (
     change_id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY,
     changed_at datetime(6) NOT NULL,
     class_name varchar(64) NOT NULL,
@@ -40,16 +42,16 @@ CREATE TABLE ts_change (
     usn_before bigint,
     CONSTRAINT ts_change_position UNIQUE (feed_position)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
-CREATE INDEX ts_change_time ON ts_change (changed_at);
+CREATE INDEX IF NOT EXISTS ts_change_time ON ts_change (changed_at);
 
-CREATE TABLE ts_change_sequencer (
+CREATE TABLE IF NOT EXISTS ts_change_sequencer (
     id integer NOT NULL PRIMARY KEY,
     last_position bigint NOT NULL,
     usn bigint NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
-INSERT INTO ts_change_sequencer (id, last_position, usn) VALUES (1, 0, 0);
+INSERT IGNORE INTO ts_change_sequencer (id, last_position, usn) VALUES (1, 0, 0);
 
-CREATE TABLE ts_feed_client (
+CREATE TABLE IF NOT EXISTS ts_feed_client (
     client_name varchar(64) NOT NULL PRIMARY KEY,
     filter_json varchar(4000) NOT NULL,
     holder varchar(64),
@@ -59,16 +61,16 @@ CREATE TABLE ts_feed_client (
     touched_at datetime(6) NOT NULL,
     usn bigint NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
-CREATE INDEX ts_feed_client_touched ON ts_feed_client (touched_at);
+CREATE INDEX IF NOT EXISTS ts_feed_client_touched ON ts_feed_client (touched_at);
 
-CREATE TABLE ts_feed_queue (
+CREATE TABLE IF NOT EXISTS ts_feed_queue (
     delivery_id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY,
     change_json mediumtext NOT NULL,
     client_name varchar(64) NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
-CREATE INDEX ts_feed_queue_client ON ts_feed_queue (client_name, delivery_id);
+CREATE INDEX IF NOT EXISTS ts_feed_queue_client ON ts_feed_queue (client_name, delivery_id);
 
-CREATE TABLE ts_dispenser_issue (
+CREATE TABLE IF NOT EXISTS ts_dispenser_issue (
     dispenser varchar(64) NOT NULL,
     number bigint NOT NULL,
     period varchar(16) NOT NULL,
@@ -81,7 +83,7 @@ CREATE TABLE ts_dispenser_issue (
     PRIMARY KEY (dispenser, number, period)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
-CREATE TABLE ts_dispenser_request (
+CREATE TABLE IF NOT EXISTS ts_dispenser_request (
     dispenser varchar(64) NOT NULL,
     request_key varchar(128) NOT NULL,
     number_count integer NOT NULL,
@@ -92,7 +94,7 @@ CREATE TABLE ts_dispenser_request (
     PRIMARY KEY (dispenser, request_key)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
-CREATE TABLE ts_edit_lock (
+CREATE TABLE IF NOT EXISTS ts_edit_lock (
     resource_id varchar(200) NOT NULL PRIMARY KEY,
     article_usn bigint,
     heart_beat_time datetime(6) NOT NULL,
@@ -103,14 +105,14 @@ CREATE TABLE ts_edit_lock (
     usn bigint NOT NULL,
     CONSTRAINT ts_edit_lock_id UNIQUE (lock_id)
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
-CREATE INDEX ts_edit_lock_user ON ts_edit_lock (user_id);
+CREATE INDEX IF NOT EXISTS ts_edit_lock_user ON ts_edit_lock (user_id);
 
-CREATE TABLE ts_edit_turn (
+CREATE TABLE IF NOT EXISTS ts_edit_turn (
     turn_key varchar(210) NOT NULL PRIMARY KEY,
     usn bigint NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
-CREATE TABLE ts_edit_audit (
+CREATE TABLE IF NOT EXISTS ts_edit_audit (
     audit_id bigint NOT NULL AUTO_INCREMENT PRIMARY KEY,
     at_time datetime(6) NOT NULL,
     detail varchar(400),
@@ -119,9 +121,9 @@ CREATE TABLE ts_edit_audit (
     resource_id varchar(2000),
     user_id varchar(128) NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
-CREATE INDEX ts_edit_audit_resource ON ts_edit_audit (resource_id(768));
+CREATE INDEX IF NOT EXISTS ts_edit_audit_resource ON ts_edit_audit (resource_id(768));
 
-CREATE TABLE ts_tree_node (
+CREATE TABLE IF NOT EXISTS ts_tree_node (
     node_path varchar(512) NOT NULL PRIMARY KEY,
     head_expires datetime(6),
     head_lease varchar(36),
@@ -135,7 +137,7 @@ CREATE TABLE ts_tree_node (
     x_count integer NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
 
-CREATE TABLE ts_tree_lease (
+CREATE TABLE IF NOT EXISTS ts_tree_lease (
     lease_id varchar(36) NOT NULL PRIMARY KEY,
     acquired_at datetime(6) NOT NULL,
     expires_at datetime(6) NOT NULL,
@@ -143,4 +145,4 @@ CREATE TABLE ts_tree_lease (
     owner_info varchar(64) NOT NULL,
     usn bigint NOT NULL
 ) ENGINE=InnoDB DEFAULT CHARSET=utf8mb4 COLLATE=utf8mb4_nopad_bin;
-CREATE INDEX ts_tree_lease_expiry ON ts_tree_lease (expires_at);
+CREATE INDEX IF NOT EXISTS ts_tree_lease_expiry ON ts_tree_lease (expires_at);
