@@ -127,8 +127,12 @@ class ContentEngineTest {
         d.start();
         String threadName = d.name();
         assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName).contains(threadName);
+        assertThat(engine.changes().dispatchers()).containsExactly(d);
+        assertThat(d.isRunning()).isTrue();
+        assertThat(d.failedPasses()).isZero();
         engine.close();
         assertThat(Thread.getAllStackTraces().keySet()).extracting(Thread::getName).doesNotContain(threadName);
+        assertThat(d.isRunning()).isFalse();
         ObjectStore os = engine.session("late").objectStore();
         EngineRuntimeException e = org.assertj.core.api.Assertions.catchThrowableOfType(EngineRuntimeException.class,
                 () -> os.fetchCustomObject("Anything", java.util.UUID.randomUUID(), PropertyFilter.ALL));

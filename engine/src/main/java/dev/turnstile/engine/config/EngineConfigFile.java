@@ -59,18 +59,6 @@ public final class EngineConfigFile {
         return read(file.toString(), ConfigText.read(file, env), file.toAbsolutePath().getParent(), env, errors);
     }
 
-    /**
-     * The same keys as {@code turnstile.yaml}, from settings another configuration system holds (a
-     * tree of maps, lists and values, such as Spring Boot's {@code turnstile.*} properties); values
-     * may be text. {@code source} names them in errors; a policy file is found relative to {@code baseDir}.
-     * The configuration has no file to reload from (its source is "builder").
-     */
-    public static EngineConfig fromSettings(Map<String, ?> settings, String source, Path baseDir) {
-        JsonNode root = new com.fasterxml.jackson.databind.ObjectMapper().valueToTree(settings);
-        EngineConfig read = read(source, root, baseDir, System::getenv, null);
-        return EngineConfig.from(read).source("builder").build();
-    }
-
     private static EngineConfig read(String source, JsonNode root, Path baseDir, UnaryOperator<String> env,
                                      Consumer<EngineRuntimeException> errors) {
         EngineConfig.Builder builder = EngineConfig.builder().source(source);
