@@ -278,8 +278,8 @@ public final class EngineConfigFile {
     }
 
     /**
-     * An integer, written as a YAML number or as text ("10"): a {@code .properties} file and Spring's
-     * {@code application.properties} give every value as text.
+     * An integer, written as a YAML number or as text ("10"), as the retry policies' reader takes
+     * them (a {@code .properties} file gives every value as text).
      */
     private static int integer(String source, String path, JsonNode node) {
         if (node.isInt() || (node.isTextual() && node.asText().trim().matches("-?\\d{1,9}"))) {

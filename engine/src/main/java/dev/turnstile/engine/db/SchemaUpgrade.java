@@ -15,10 +15,10 @@ import java.util.List;
 import java.util.Locale;
 
 /**
- * Brings a database made by an earlier release up to this one's schema where Hibernate's schema
- * update cannot (it adds, never alters): update sequence numbers were 32-bit integers, which a
- * dispenser saving 1,000 times a second wraps in 25 days. Each step checks before it changes, so
- * it runs on every open and several processes may run it at once.
+ * Brings a database made by release 0.1 (Hibernate's schema update, no migration history) to that
+ * release's last state, before {@link Migrations} baselines it at version 1: early builds made
+ * update sequence numbers 32-bit integers, which a dispenser saving 1,000 times a second wraps in
+ * 25 days. Each step checks before it changes, so several processes may run it at once.
  */
 final class SchemaUpgrade {
     private SchemaUpgrade() {
@@ -42,7 +42,7 @@ final class SchemaUpgrade {
      * MariaDB's default collations compare ignoring case, accents and trailing spaces, so two
      * feed clients {@code x-case} and {@code x-CASE} were one row and tree nodes {@code CaseA} and
      * {@code casea} one node. Every Turnstile table is converted to {@code utf8mb4_nopad_bin}
-     * (exact, code point by code point, trailing spaces significant) once, after Hibernate made it;
+     * (exact, code point by code point, trailing spaces significant) where release 0.1 left it otherwise;
      * PostgreSQL and H2 compare exactly already.
      */
     static void exactKeys(DataSource dataSource, String productName) {
