@@ -112,10 +112,9 @@ abstract class AbstractDatabaseRestartTest {
         } finally {
             children.forEach(c -> c.send("STOP"));
         }
-        for (ChildJvm c : children) {
-            c.awaitLine("DONE"::equals, STARTUP);
-            c.close();
-        }
+        // A process that drained its feed client while another still created documents would miss those.
+        OutageWorker.drainAfterStop(children, STARTUP);
+        children.forEach(ChildJvm::close);
         afterTheRun();
 
         List<String> lines = children.stream().flatMap(c -> c.lines().stream()).toList();

@@ -149,9 +149,7 @@ class H2ServingProcessKilledTest {
     private void stopAll() {
         awaitProgress(System.currentTimeMillis());
         running.forEach(c -> c.send("STOP"));
-        for (ChildJvm c : running) {
-            c.awaitLine("DONE"::equals, STARTUP);
-        }
+        OutageWorker.drainAfterStop(running, STARTUP);
         assertThat(running.stream().flatMap(c -> c.lines().stream()).filter(l -> l.startsWith("FAIL ")))
                 .as("failures in processes not killed").isEmpty();
     }

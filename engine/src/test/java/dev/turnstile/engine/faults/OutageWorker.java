@@ -52,7 +52,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  *     "startNanos endNanos pid path" to LOG_DIR/tree.log while it holds them;</li>
  * <li>{@code feed}: a change dispatcher (serving every process's clients), and a thread reading the
  *     QUEUE client FEED_CLIENT, appending the InvoiceNumber of every CREATE it receives to
- *     LOG_DIR/FEED_CLIENT.log; on STOP it reads the client until nothing is pending.</li>
+ *     LOG_DIR/FEED_CLIENT.log; on STOP it stops working and says STOPPED; on DRAIN (once
+ *     every process stopped) it reads the client until nothing is pending.</li>
  * </ul>
  * Every success is printed as {@code OK workload epochMillis detail} (the number, for dispensers),
  * every failure that reached the caller as {@code FAIL workload code message}, and the step is
@@ -143,11 +144,16 @@ public final class OutageWorker {
             }
             System.out.println("READY");
             System.out.flush();
-            new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8)).readLine();
+            BufferedReader parent = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+            parent.readLine();
             stop.set(true);
             for (Thread t : threads) {
                 t.join();
             }
+            // The feed is drained once every process has stopped creating: DRAIN comes after all said STOPPED.
+            System.out.println("STOPPED");
+            System.out.flush();
+            parent.readLine();
             drain.run();
             if (dispatcher != null) {
                 dispatcher.stop();
@@ -204,6 +210,20 @@ public final class OutageWorker {
 
     interface Step {
         String run(long i);
+    }
+
+    /**
+     * After STOP was sent to every child: waits until all stopped working, then lets them drain
+     * their feed clients and waits until they are done.
+     */
+    static void drainAfterStop(List<ChildJvm> children, java.time.Duration timeout) {
+        for (ChildJvm c : children) {
+            c.awaitLine("STOPPED"::equals, timeout);
+        }
+        children.forEach(c -> c.send("DRAIN"));
+        for (ChildJvm c : children) {
+            c.awaitLine("DONE"::equals, timeout);
+        }
     }
 
     /** A thread running {@code step} until STOP; a failure is printed and the same step is tried again. */

@@ -100,10 +100,8 @@ class PostgresAsyncFailoverIT {
         } finally {
             children.forEach(c -> c.send("STOP"));
         }
-        for (ChildJvm c : children) {
-            c.awaitLine("DONE"::equals, Duration.ofSeconds(60));
-            c.close();
-        }
+        OutageWorker.drainAfterStop(children, Duration.ofSeconds(60));
+        children.forEach(ChildJvm::close);
         List<String> lines = children.stream().flatMap(c -> c.lines().stream()).toList();
         assertThat(lines.stream().filter(l -> l.startsWith("FAIL "))).as("failures that reached a caller").isEmpty();
         for (String workload : WORKLOADS) {
