@@ -56,11 +56,8 @@ public final class EngineConfigFile {
     }
 
     private static EngineConfig read(Path file, UnaryOperator<String> env, Consumer<EngineRuntimeException> errors) {
-        return read(file.toString(), ConfigText.read(file, env), file.toAbsolutePath().getParent(), env, errors);
-    }
-
-    private static EngineConfig read(String source, JsonNode root, Path baseDir, UnaryOperator<String> env,
-                                     Consumer<EngineRuntimeException> errors) {
+        String source = file.toString();
+        JsonNode root = ConfigText.read(file, env);
         EngineConfig.Builder builder = EngineConfig.builder().source(source);
         if (root == null || root.isMissingNode() || root.isNull() || (root.isObject() && root.isEmpty())) {
             // A truncated production file must not quietly open the built-in defaults: a brand-new H2
@@ -164,7 +161,7 @@ public final class EngineConfigFile {
                 checkKeys(source, "retry.", retry, RETRY);
                 List<RetryPolicyReader.Part> parts = new ArrayList<>(List.of(new RetryPolicyReader.Part(source, "retry.", retry)));
                 if (retry.has("policyFile")) {
-                    Path policyFile = baseDir.resolve(text(source, "retry.policyFile", retry.get("policyFile")));
+                    Path policyFile = file.toAbsolutePath().getParent().resolve(text(source, "retry.policyFile", retry.get("policyFile")));
                     builder.policyFile(policyFile.toString());
                     policyFile(policyFile, env).ifPresent(parts::add);
                 }
@@ -278,10 +275,10 @@ public final class EngineConfigFile {
     }
 
     /**
-     * An integer, written as a YAML number or as text ("10"), as the retry policies' reader takes
-     * them (a {@code .properties} file gives every value as text).
+     * An integer, written as a YAML number or as text ("10"): a {@code .properties} file gives every
+     * value as text. The retry policies' reader uses it too.
      */
-    private static int integer(String source, String path, JsonNode node) {
+    static int integer(String source, String path, JsonNode node) {
         if (node.isInt() || (node.isTextual() && node.asText().trim().matches("-?\\d{1,9}"))) {
             return node.isInt() ? node.intValue() : Integer.parseInt(node.asText().trim());
         }
@@ -289,7 +286,7 @@ public final class EngineConfigFile {
     }
 
     /** true or false, as a YAML boolean or as text. */
-    private static boolean bool(String source, String path, JsonNode node) {
+    static boolean bool(String source, String path, JsonNode node) {
         String t = node.asText().trim();
         if (node.isBoolean() || (node.isTextual() && (t.equals("true") || t.equals("false")))) {
             return t.equals("true");

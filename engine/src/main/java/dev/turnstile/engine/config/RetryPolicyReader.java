@@ -200,10 +200,7 @@ final class RetryPolicyReader {
     }
 
     private int integer(String key, JsonNode v) {
-        if (v.isInt() || (v.isTextual() && v.asText().trim().matches("-?\\d{1,9}"))) {
-            return Integer.parseInt(v.asText().trim());
-        }
-        throw invalid(key, v.asText(), "must be an integer");
+        return EngineConfigFile.integer(source, prefix + key, v);
     }
 
     private double number(String key, JsonNode v) {
@@ -215,11 +212,7 @@ final class RetryPolicyReader {
     }
 
     private boolean bool(String key, JsonNode v) {
-        String t = v.asText().trim();
-        if (v.isBoolean() || t.equals("true") || t.equals("false")) {
-            return v.isBoolean() ? v.booleanValue() : Boolean.parseBoolean(t);
-        }
-        throw invalid(key, t, "must be true or false");
+        return EngineConfigFile.bool(source, prefix + key, v);
     }
 
     private Duration duration(String key, JsonNode v) {

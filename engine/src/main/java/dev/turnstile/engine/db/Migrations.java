@@ -5,6 +5,7 @@ import dev.turnstile.api.ExceptionCode;
 import org.flywaydb.core.Flyway;
 import org.flywaydb.core.api.FlywayException;
 import org.flywaydb.core.api.MigrationInfo;
+import org.flywaydb.core.api.MigrationInfoService;
 import org.flywaydb.core.api.logging.Log;
 import org.flywaydb.core.api.logging.LogCreator;
 import org.slf4j.Logger;
@@ -30,6 +31,7 @@ import java.util.stream.Collectors;
  * whose script is that state.
  */
 public final class Migrations {
+    private static final Logger log = LoggerFactory.getLogger(Migrations.class);
     /** Flyway's record of the migrations applied to the Turnstile tables. */
     public static final String HISTORY_TABLE = "ts_schema_history";
     private static final String RELEASE_0_1 = "1";
@@ -39,8 +41,7 @@ public final class Migrations {
 
     /** The classpath location of {@code productName}'s migrations, for a host that runs them with its own Flyway. */
     public static String location(String productName) {
-        String p = productName.toLowerCase(Locale.ROOT);
-        String folder = p.contains("postgres") ? "postgresql" : p.contains("mariadb") || p.contains("mysql") ? "mariadb" : "h2";
+        String folder = Sql.isPostgres(productName) ? "postgresql" : Sql.isMariaDb(productName) ? "mariadb" : "h2";
         return "classpath:dev/turnstile/engine/db/migration/" + folder;
     }
 
@@ -72,9 +73,10 @@ public final class Migrations {
                 migrate(flyway, where);
                 return;
             }
-            MigrationInfo[] pending = flyway.info().pending();
+            MigrationInfoService info = flyway.info();
+            MigrationInfo[] pending = info.pending();
             if (pending.length > 0) {
-                MigrationInfo current = flyway.info().current();
+                MigrationInfo current = info.current();
                 throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "The Turnstile schema in " + where
                         + " is at version " + (current == null ? "none" : current.getVersion()) + "; this release needs "
                         + Arrays.stream(pending).map(m -> m.getVersion().toString()).collect(Collectors.joining(", "))
@@ -143,8 +145,6 @@ public final class Migrations {
         }
         return false;
     }
-
-    private static final Logger log = LoggerFactory.getLogger(Migrations.class);
 
     /**
      * Flyway's log, one level down: an open that finds the schema current, or migrates it, is

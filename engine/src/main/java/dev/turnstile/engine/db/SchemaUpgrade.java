@@ -46,8 +46,7 @@ final class SchemaUpgrade {
      * PostgreSQL and H2 compare exactly already.
      */
     static void exactKeys(DataSource dataSource, String productName) {
-        String p = productName.toLowerCase(Locale.ROOT);
-        if (!p.contains("mariadb") && !p.contains("mysql")) {
+        if (!Sql.isMariaDb(productName)) {
             return;
         }
         try (Connection c = dataSource.getConnection()) {
@@ -79,9 +78,8 @@ final class SchemaUpgrade {
         if (!isInteger(c, table, column)) {
             return;
         }
-        String p = productName.toLowerCase(Locale.ROOT);
-        String sql = p.contains("postgres") ? "ALTER TABLE " + table + " ALTER COLUMN " + column + " TYPE BIGINT"
-                : p.contains("mariadb") || p.contains("mysql")
+        String sql = Sql.isPostgres(productName) ? "ALTER TABLE " + table + " ALTER COLUMN " + column + " TYPE BIGINT"
+                : Sql.isMariaDb(productName)
                 ? "ALTER TABLE " + table + " MODIFY " + column + " BIGINT" + (nullable ? " NULL" : " NOT NULL")
                 : "ALTER TABLE " + table + " ALTER COLUMN " + column + " SET DATA TYPE BIGINT";
         try (Statement s = c.createStatement()) {

@@ -26,6 +26,12 @@ public final class Sql {
         return productName.toLowerCase(java.util.Locale.ROOT).contains("postgres");
     }
 
+    /** MariaDB, or MySQL (Galera nodes included): one dialect here. */
+    public static boolean isMariaDb(String productName) {
+        String p = productName.toLowerCase(java.util.Locale.ROOT);
+        return p.contains("mariadb") || p.contains("mysql");
+    }
+
     /**
      * True if a transaction failed only because a concurrent one won a race the database settled:
      * a duplicate first insert or a deadlock victim. Nothing was written; the attempt may go again.
@@ -65,9 +71,9 @@ public final class Sql {
      */
     public static void insertIfAbsent(StatelessSession session, String insertSql, Object... parameters) {
         session.doWork(connection -> {
-            String product = connection.getMetaData().getDatabaseProductName().toLowerCase(java.util.Locale.ROOT);
+            String product = connection.getMetaData().getDatabaseProductName();
             String sql = isPostgres(product) ? insertSql + " ON CONFLICT DO NOTHING"
-                    : product.contains("mariadb") || product.contains("mysql") ? insertSql.replaceFirst("^INSERT ", "INSERT IGNORE ")
+                    : isMariaDb(product) ? insertSql.replaceFirst("^INSERT ", "INSERT IGNORE ")
                     : null;
             if (sql != null) {
                 execute(connection, sql, parameters);
