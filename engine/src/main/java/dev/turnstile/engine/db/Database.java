@@ -99,12 +99,9 @@ public final class Database implements AutoCloseable {
         if (SharedH2File.fileOf(url).isPresent()) {
             hikari.setDataSource(new SharedH2File(url, config.username(), config.password()));
         } else {
-            hikari.setJdbcUrl(url);
+            hikari.setJdbcUrl(Galera.isGaleraUrl(url, config.username(), config.password()) ? Galera.withCausalReads(url) : url);
             hikari.setUsername(config.username());
             hikari.setPassword(config.password());
-            if (Galera.isGaleraUrl(url, config.username(), config.password())) {
-                hikari.setConnectionInitSql(Galera.CAUSAL_READS);
-            }
         }
         hikari.setMaximumPoolSize(config.maxPoolSize());
         hikari.setConnectionTimeout(config.connectionTimeout().toMillis());

@@ -19,10 +19,36 @@ import java.sql.Statement;
  * writes through any node. A host's pool must set it itself; the engine refuses to open without it.
  */
 final class Galera {
-    /** The session setting an engine connection needs on Galera: reads wait for the cluster. */
-    static final String CAUSAL_READS = "SET SESSION wsrep_sync_wait = 1";
+    /** The session variable an engine connection needs on Galera: reads wait for the cluster. */
+    private static final String CAUSAL_READS = "wsrep_sync_wait=1";
+    private static final String SESSION_VARIABLES = "sessionVariables=";
 
     private Galera() {
+    }
+
+    /**
+     * {@code url} with the causal reads among its session variables, which MariaDB Connector/J sets
+     * on every session it opens. Not a SET run when the pool opens a connection: when a node of a
+     * failover URL dies, the driver moves the connection to the next node on a new session, where
+     * nothing the pool ran is set (reads there missed commits other nodes had answered). A URL
+     * that sets {@code wsrep_sync_wait} itself keeps its value, which {@link #checkCausalReads} checks.
+     */
+    static String withCausalReads(String url) {
+        int query = url.indexOf('?');
+        if (query < 0) {
+            return url + "?" + SESSION_VARIABLES + CAUSAL_READS;
+        }
+        String[] parameters = url.substring(query + 1).split("&");
+        for (int i = 0; i < parameters.length; i++) {
+            if (parameters[i].startsWith(SESSION_VARIABLES)) {
+                if (parameters[i].contains("wsrep_sync_wait")) {
+                    return url;
+                }
+                parameters[i] += "," + CAUSAL_READS;
+                return url.substring(0, query + 1) + String.join("&", parameters);
+            }
+        }
+        return url + "&" + SESSION_VARIABLES + CAUSAL_READS;
     }
 
     /** Whether {@code url} is a MariaDB or MySQL URL whose server is a Galera node with replication on. */

@@ -32,8 +32,10 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.EnumSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Random;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -179,6 +181,24 @@ public final class OutageWorker {
     /** The details (numbers) of a workload's OK lines. */
     static List<Long> numbers(List<String> lines, String workload) {
         return lines.stream().filter(l -> l.startsWith("OK " + workload + " ")).map(l -> Long.parseLong(l.split(" ")[3])).toList();
+    }
+
+    /**
+     * The numbers of a workload that more than one success reported, each with who reported it:
+     * the child's pid and the time of its OK line.
+     */
+    static Map<Long, List<String>> reportedTwice(List<ChildJvm> children, String workload) {
+        Map<Long, List<String>> by = new TreeMap<>();
+        for (ChildJvm c : children) {
+            for (String l : c.lines()) {
+                if (l.startsWith("OK " + workload + " ")) {
+                    String[] f = l.split(" ");
+                    by.computeIfAbsent(Long.parseLong(f[3]), n -> new ArrayList<>()).add("pid " + c.pid() + " at " + f[2]);
+                }
+            }
+        }
+        by.values().removeIf(reporters -> reporters.size() < 2);
+        return by;
     }
 
     /** The time (epoch ms) of a workload's first OK line at or after {@code since}. */
