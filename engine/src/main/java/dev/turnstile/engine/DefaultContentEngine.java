@@ -41,9 +41,9 @@ final class DefaultContentEngine implements ContentEngine {
     private final DefaultChangeFeed changes;
     private final DefaultEditLocks editLocks;
 
-    /** Reads the engine's files again for a reload: none for a configuration built in code. */
+    /** Reads the engine's files again for a reload: none for a configuration built in code or bound from a Spring environment. */
     private static Supplier<Map<String, RetryPolicyConfig>> files(EngineConfig config) {
-        if (config.source() == null || config.source().equals("builder")) {
+        if (config.source() == null || config.source().equals("builder") || !java.nio.file.Files.isRegularFile(Path.of(config.source()))) {
             return null;
         }
         Path file = Path.of(config.source());

@@ -5,6 +5,7 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.RetryPolicyConfig;
 import dev.turnstile.engine.config.EngineConfigFile;
+import dev.turnstile.engine.db.HibernateVersion;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
 import dev.turnstile.spi.EngineProvider;
 
@@ -19,6 +20,7 @@ import java.util.TreeMap;
 public final class TurnstileEngineProvider implements EngineProvider {
     @Override
     public ContentEngine open(EngineConfig config) {
+        HibernateVersion.check(); // before a class of the engine that needs Hibernate 7 is loaded
         return new DefaultContentEngine(config);
     }
 

@@ -115,6 +115,23 @@ final class ConfigText {
         return first;
     }
 
+    /** Key paths and their text (a properties file's form) as a tree; null for none. */
+    static JsonNode tree(String source, Map<String, String> settings) {
+        Properties read = new Properties();
+        settings.forEach((key, value) -> {
+            if (key.split("\\.").length > MAX_DEPTH) {
+                throw EngineRuntimeException.configInvalid(source, key.substring(0, Math.min(key.length(), 80)) + "…", value,
+                        "more than " + MAX_DEPTH + " levels of keys");
+            }
+            read.setProperty(key, value);
+        });
+        try {
+            return read.isEmpty() ? null : PROPERTIES.readPropertiesAs(read, JsonNode.class);
+        } catch (IOException | IllegalArgumentException e) {
+            throw EngineRuntimeException.configInvalid(source, "(settings)", e.getMessage(), "not a tree of settings");
+        }
+    }
+
     private static JsonNode properties(String source, String text) {
         Properties read = new Properties() {
             @Override

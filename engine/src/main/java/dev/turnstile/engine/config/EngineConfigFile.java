@@ -58,7 +58,6 @@ public final class EngineConfigFile {
     private static EngineConfig read(Path file, UnaryOperator<String> env, Consumer<EngineRuntimeException> errors) {
         String source = file.toString();
         JsonNode root = ConfigText.read(file, env);
-        EngineConfig.Builder builder = EngineConfig.builder().source(source);
         if (root == null || root.isMissingNode() || root.isNull() || (root.isObject() && root.isEmpty())) {
             // A truncated production file must not quietly open the built-in defaults: a brand-new H2
             // database in the working directory would hand out INV-…-000001 again.
@@ -66,6 +65,25 @@ public final class EngineConfigFile {
                     "the file holds no settings (empty, only comments, ~ or {}); to run on the built-in defaults, open"
                     + " without a file");
         }
+        return read(source, root, file.toAbsolutePath().getParent(), env, errors);
+    }
+
+    /**
+     * The same keys from another source of settings, such as a Spring environment's {@code turnstile.*}
+     * properties: {@code settings} maps each key path ({@code database.url},
+     * {@code retry.instances.x.retryExceptions[0]}) to its text, placeholders already resolved.
+     * {@code source} names where they came from in every error; a policy file is found from
+     * {@code baseDir}. No settings at all is the built-in defaults.
+     */
+    public static EngineConfig read(String source, Map<String, String> settings, Path baseDir) {
+        JsonNode root = ConfigText.tree(source, settings);
+        return read(source, root != null ? root : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode(),
+                baseDir, System::getenv, null);
+    }
+
+    private static EngineConfig read(String source, JsonNode root, Path baseDir, UnaryOperator<String> env,
+                                     Consumer<EngineRuntimeException> errors) {
+        EngineConfig.Builder builder = EngineConfig.builder().source(source);
         requireObject(source, "(root)", root);
         Refusals.each(errors, () -> checkKeys(source, "", root, TOP_LEVEL));
         Refusals.each(errors, () -> {
@@ -161,7 +179,7 @@ public final class EngineConfigFile {
                 checkKeys(source, "retry.", retry, RETRY);
                 List<RetryPolicyReader.Part> parts = new ArrayList<>(List.of(new RetryPolicyReader.Part(source, "retry.", retry)));
                 if (retry.has("policyFile")) {
-                    Path policyFile = file.toAbsolutePath().getParent().resolve(text(source, "retry.policyFile", retry.get("policyFile")));
+                    Path policyFile = baseDir.resolve(text(source, "retry.policyFile", retry.get("policyFile")));
                     builder.policyFile(policyFile.toString());
                     policyFile(policyFile, env).ifPresent(parts::add);
                 }

@@ -1,0 +1,57 @@
+package dev.turnstile.samples.boot;
+
+import dev.turnstile.api.ContentEngine;
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
+import org.springframework.boot.test.context.SpringBootTest;
+
+import java.time.Year;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+@SpringBootTest(properties = "spring.datasource.url=jdbc:h2:mem:orders-test;DB_CLOSE_DELAY=-1")
+class OrderServiceTest {
+    @Autowired
+    OrderService service;
+    @Autowired
+    PurchaseOrders orders;
+    @Autowired
+    ContentEngine engine;
+    @Autowired
+    HealthEndpoint health;
+
+    @Test
+    void anOrderAndItsNumber_commitTogether_andARefusedOrderLeavesNoGap() {
+        List<String> placed = new ArrayList<>();
+        for (String customer : List.of("acme", "fraud-1", "globex", "initech", "fraud-2", "umbrella")) {
+            try {
+                placed.add(service.place(customer).getNumber());
+            } catch (IllegalStateException refused) {
+                assertThat(refused).hasMessageContaining("refused for " + customer);
+            }
+        }
+        String year = Year.now().toString();
+        assertThat(placed).containsExactly("PO-" + year + "-00001", "PO-" + year + "-00002", "PO-" + year + "-00003",
+                "PO-" + year + "-00004");
+        assertThat(orders.findAll()).extracting(PurchaseOrder::getNumber).containsExactlyInAnyOrderElementsOf(placed);
+        assertThat(engine.dispensers().get("orders").register()).extracting(n -> n.number()).containsExactly(1L, 2L, 3L, 4L);
+    }
+
+    @Test
+    void badInputBeforeNumbering_changesNothing() {
+        long before = orders.count();
+        assertThatThrownBy(() -> service.place(" ")).hasMessage("customer: required");
+        assertThat(orders.count()).isEqualTo(before);
+    }
+
+    @Test
+    void actuatorHealth_showsTurnstileUp() {
+        var turnstile = health.healthForPath("turnstile");
+        assertThat(turnstile).isNotNull();
+        assertThat(turnstile.getStatus().getCode()).isEqualTo("UP");
+    }
+}

@@ -1,0 +1,48 @@
+package dev.turnstile.spring;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+import org.springframework.boot.autoconfigure.AutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnSingleCandidate;
+import org.springframework.boot.health.autoconfigure.contributor.ConditionalOnEnabledHealthIndicator;
+import org.springframework.boot.health.contributor.AbstractHealthIndicator;
+import org.springframework.context.annotation.Bean;
+import org.springframework.context.annotation.Configuration;
+import org.springframework.core.env.ConfigurableEnvironment;
+
+import javax.sql.DataSource;
+
+/**
+ * A {@link ContentEngine} on the application's DataSource, joining the application's Spring
+ * transactions ({@link SpringHostTransactions}), configured by {@code turnstile.*} with the keys of
+ * turnstile.yaml; and, with Actuator, a {@code turnstile} health indicator.
+ */
+@AutoConfiguration(afterName = {
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
+        "org.springframework.boot.jdbc.autoconfigure.DataSourceTransactionManagerAutoConfiguration",
+        "org.springframework.boot.hibernate.autoconfigure.HibernateJpaAutoConfiguration"})
+@ConditionalOnClass(ContentEngine.class)
+public class TurnstileAutoConfiguration {
+
+    @Bean(destroyMethod = "close")
+    @ConditionalOnMissingBean
+    @ConditionalOnSingleCandidate(DataSource.class)
+    public ContentEngine turnstileContentEngine(DataSource dataSource, ConfigurableEnvironment environment) {
+        EngineConfig settings = SpringSettings.read(environment);
+        return ContentEngine.open(EngineConfig.from(settings).dataSource(dataSource)
+                .hostTransactions(new SpringHostTransactions(dataSource)).build());
+    }
+
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(AbstractHealthIndicator.class)
+    @ConditionalOnEnabledHealthIndicator("turnstile")
+    static class Health {
+        @Bean
+        @ConditionalOnMissingBean(name = "turnstileHealthIndicator")
+        TurnstileHealthIndicator turnstileHealthIndicator(ContentEngine engine, DataSource dataSource) {
+            return new TurnstileHealthIndicator(engine, dataSource);
+        }
+    }
+}
