@@ -148,6 +148,18 @@ final class DefaultContentEngine implements ContentEngine {
         return config;
     }
 
+    Database database() {
+        return database;
+    }
+
+    DispenserServices dispenserServices() {
+        return dispensers;
+    }
+
+    DefaultTreeLocks defaultTreeLocks() {
+        return treeLocks;
+    }
+
     @Override
     public EngineStatistics statistics() {
         return database.statistics();

@@ -2,6 +2,8 @@ package dev.turnstile.spring;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TurnstileMetrics;
+import io.micrometer.core.instrument.binder.MeterBinder;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -17,7 +19,8 @@ import javax.sql.DataSource;
 /**
  * A {@link ContentEngine} on the application's DataSource, joining the application's Spring
  * transactions ({@link SpringHostTransactions}), configured by {@code turnstile.*} with the keys of
- * turnstile.yaml; and, with Actuator, a {@code turnstile} health indicator.
+ * turnstile.yaml; and, with Actuator, a {@code turnstile} health indicator and the engine's meters
+ * ({@link TurnstileMetrics}).
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
@@ -33,6 +36,17 @@ public class TurnstileAutoConfiguration {
         EngineConfig settings = SpringSettings.read(environment);
         return ContentEngine.open(EngineConfig.from(settings).dataSource(dataSource)
                 .hostTransactions(new SpringHostTransactions(dataSource)).build());
+    }
+
+    /** Bound to the application's meter registry by Spring Boot (with Actuator), like every MeterBinder bean. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(MeterBinder.class)
+    static class Metrics {
+        @Bean
+        @ConditionalOnMissingBean
+        TurnstileMetrics turnstileMetrics(ContentEngine engine) {
+            return new TurnstileMetrics(engine);
+        }
     }
 
     @Configuration(proxyBeanMethods = false)

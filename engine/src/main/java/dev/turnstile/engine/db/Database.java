@@ -354,6 +354,15 @@ public final class Database implements AutoCloseable {
         return counter.snapshot();
     }
 
+    /** Gives the engine's own pool HikariCP's meters in {@code registry} (a Micrometer MeterRegistry); false on the host's pool. */
+    public boolean bindPoolMetrics(Object registry) {
+        if (ownPool == null) {
+            return false;
+        }
+        ownPool.setMetricRegistry(registry);
+        return true;
+    }
+
     @Override
     public void close() {
         closed = true;

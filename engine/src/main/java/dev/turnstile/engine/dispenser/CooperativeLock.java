@@ -1,5 +1,7 @@
 package dev.turnstile.engine.dispenser;
 
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.Dispenser;
 import dev.turnstile.api.Locking;
@@ -9,6 +11,7 @@ import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.engine.retry.SingleAttempt;
 
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * The article's cooperative lock: lock with retry-and-sleep (one transaction that also reads the
@@ -22,8 +25,10 @@ final class CooperativeLock implements Strategy {
     private final RetryPolicy policy;
     private final int timeoutSeconds;
     private final String owner;
+    private final LongAdder lostRaces;
 
-    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner) {
+    CooperativeLock(ObjectStore os, UUID id, RetryPolicy policy, int timeoutSeconds, String owner, LongAdder lostRaces) {
+        this.lostRaces = lostRaces;
         this.os = os;
         this.id = id;
         this.policy = policy;
@@ -39,10 +44,17 @@ final class CooperativeLock implements Strategy {
         // strategy got in meanwhile; withLock has unlocked by then); either is one attempt of it.
         return policy.call(() -> {
             CustomObject counter = os.getCustomObject(Dispenser.CLASS_NAME, id);
-            Locking.withLock(counter, timeoutSeconds, owner, SingleAttempt.INSTANCE, locked -> {
-                Series.take(locked.getProperties(), count);
-                return null;
-            });
+            try {
+                Locking.withLock(counter, timeoutSeconds, owner, SingleAttempt.INSTANCE, locked -> {
+                    Series.take(locked.getProperties(), count);
+                    return null;
+                });
+            } catch (EngineRuntimeException e) {
+                if (e.getExceptionCode() == ExceptionCode.E_OBJECT_LOCKED || e.getExceptionCode() == ExceptionCode.E_OBJECT_MODIFIED) {
+                    lostRaces.increment();
+                }
+                throw e;
+            }
             // withLock saved with REFRESH: the instance holds what was written.
             return Series.taken(counter.getProperties(), count, counter.getDateLastModified());
         });

@@ -59,12 +59,13 @@ final class DefaultDispenser implements Dispenser {
         Pessimistic queued = new Pessimistic(services.objects, user, id, policy);
         this.strategy = switch (config.strategy()) {
             case COOPERATIVE_LOCK -> {
-                CooperativeLock lock = new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name);
+                CooperativeLock lock = new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name,
+                        services.counts.conflictsOf(config.strategy()));
                 Combining shared = services.combiner(name, config.strategy(), policy);
                 yield count -> shared.take(count, user, lock::take);
             }
             case FIRST_WRITER_WINS -> new FirstWriterWins(os, id, policy, config.feelingUnlucky(), queued,
-                    services.localTurn(name));
+                    services.localTurn(name), services.counts.conflictsOf(config.strategy()));
             case PESSIMISTIC -> queued;
             case COMBINING -> {
                 Combining shared = services.combiner(name, config.strategy(), policy);
@@ -76,7 +77,9 @@ final class DefaultDispenser implements Dispenser {
     }
 
     private NumberBlock take(int count) {
-        return (services.database.inHostTransaction() ? inHostTransaction : strategy).take(count);
+        NumberBlock taken = (services.database.inHostTransaction() ? inHostTransaction : strategy).take(count);
+        services.counts.issued(config.strategy(), count);
+        return taken;
     }
 
     static void requireAdmin(boolean admin, String user, String operation, String dispenser, String role) {
@@ -123,8 +126,10 @@ final class DefaultDispenser implements Dispenser {
                     "1 to 128 printable ASCII characters");
         }
         // Retried by the policy like any take: a repeat after a lost answer finds the key and its numbers.
-        return policy.call(() -> services.objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + name
+        boolean[] fresh = {false};
+        NumberBlock block = policy.call(() -> services.objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + name
                 + " for request " + requestKey, user, tx -> {
+            fresh[0] = false;
             // The counter row first: repeats of one key wait here for the first one's commit, then see its row.
             tx.readLocked(Dispenser.CLASS_NAME, id);
             RequestRecord.Key key = new RequestRecord.Key(name, requestKey);
@@ -152,8 +157,13 @@ final class DefaultDispenser implements Dispenser {
             }
             // Keys past their retention, now and then: the table holds about a retention's worth of keys.
             EXPIRED_KEYS.nowAndThen(tx.session(), Map.of("d", name, "now", now));
+            fresh[0] = true;
             return taken;
         }));
+        if (fresh[0]) {
+            services.counts.issued(config.strategy(), count); // after the commit: a repeat of a key issues nothing
+        }
+        return block;
     }
 
     @Override

@@ -57,6 +57,8 @@ public final class DispenserServices {
     private final Map<String, Combining> combiners = new ConcurrentHashMap<>();
     private final Map<String, OptimisticBlocks> optimisticBlocks = new ConcurrentHashMap<>();
     private final Set<String> numbering = ConcurrentHashMap.newKeySet();
+    /** What the metrics report. */
+    public final DispenserCounts counts = new DispenserCounts();
 
     public DispenserServices(ObjectStoreServices objects, Database database, RetryPolicies retryPolicies,
                              Map<String, DispenserConfig> configured, String adminRole) {
@@ -110,7 +112,7 @@ public final class DispenserServices {
     /** The COMBINING leaders' way to take a block, one per dispenser in this engine, saving as the system user. */
     OptimisticBlocks optimisticBlocks(String name, RetryPolicy policy) {
         return optimisticBlocks.computeIfAbsent(name, n -> new OptimisticBlocks(objects.engineStore(SYSTEM_USER), idOf(n),
-                policy, new Pessimistic(objects, SYSTEM_USER, idOf(n), policy)));
+                policy, new Pessimistic(objects, SYSTEM_USER, idOf(n), policy), counts.conflictsOf(DispenserStrategy.COMBINING)));
     }
 
     Set<String> configuredNames() {

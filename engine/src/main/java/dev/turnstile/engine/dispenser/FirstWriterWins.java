@@ -8,6 +8,7 @@ import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RetryPolicy;
 
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Each thread remembers its instance of the counter (values and USN) from its last success and
@@ -23,17 +24,20 @@ final class FirstWriterWins implements Strategy {
     private final boolean feelingUnlucky;
     private final Pessimistic queued;
     private final LocalTurn turn;
+    private final LongAdder lostRaces;
     private final ThreadLocal<CustomObject> remembered = new ThreadLocal<>();
     /** Races a call may lose before it queues on the row lock. */
     static final int LOST_RACES = 3;
 
-    FirstWriterWins(ObjectStore os, UUID id, RetryPolicy policy, boolean feelingUnlucky, Pessimistic queued, LocalTurn turn) {
+    FirstWriterWins(ObjectStore os, UUID id, RetryPolicy policy, boolean feelingUnlucky, Pessimistic queued, LocalTurn turn,
+                    LongAdder lostRaces) {
         this.os = os;
         this.id = id;
         this.policy = policy;
         this.feelingUnlucky = feelingUnlucky;
         this.queued = queued;
         this.turn = turn;
+        this.lostRaces = lostRaces;
     }
 
     /** Threads of this process race one at a time ({@link LocalTurn}): the races left are with other processes. */
@@ -48,7 +52,7 @@ final class FirstWriterWins implements Strategy {
                 o.refresh(); // another thread of this process saw a newer one: a blind update would lose
             }
             try {
-                return Strategy.saveIncrement(o, count);
+                return Strategy.saveIncrement(o, count, lostRaces);
             } finally {
                 turn.known(o.getUpdateSequenceNumber()); // what the save wrote, or the refresh after a lost race read
             }

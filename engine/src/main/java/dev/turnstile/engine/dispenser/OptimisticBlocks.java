@@ -8,6 +8,7 @@ import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RetryPolicy;
 
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * How a COMBINING leader takes its batch's block: one blind USN-checked update of the counter as
@@ -23,10 +24,12 @@ final class OptimisticBlocks {
     private final RetryPolicy policy;
     private final Pessimistic queued;
     private final Escalation escalation = new Escalation(LOST_RACES);
+    private final LongAdder lostRaces;
     /** The counter as the last leader saved it. */
     private CustomObject remembered;
 
-    OptimisticBlocks(ObjectStore os, UUID id, RetryPolicy policy, Pessimistic queued) {
+    OptimisticBlocks(ObjectStore os, UUID id, RetryPolicy policy, Pessimistic queued, LongAdder lostRaces) {
+        this.lostRaces = lostRaces;
         this.os = os;
         this.id = id;
         this.policy = policy;
@@ -38,7 +41,7 @@ final class OptimisticBlocks {
             if (remembered == null) {
                 remembered = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
             }
-            return Strategy.saveIncrement(remembered, block);
+            return Strategy.saveIncrement(remembered, block, lostRaces);
         }, () -> {
             remembered = null; // behind the save made here: the next optimistic batch fetches
             return queued.takeOnce(block);

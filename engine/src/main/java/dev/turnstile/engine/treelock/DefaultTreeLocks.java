@@ -21,6 +21,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.UUID;
+import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -31,6 +32,10 @@ import java.util.concurrent.atomic.AtomicLong;
  * where there is one (PostgreSQL) — or its retry policy's next wait has passed.
  */
 public final class DefaultTreeLocks implements TreeLocks {
+    private final LongAdder granted = new LongAdder();
+    private final LongAdder refused = new LongAdder();
+    private final LongAdder grantedNanos = new LongAdder();
+    private final LongAdder refusedNanos = new LongAdder();
     private static final Logger log = LoggerFactory.getLogger(DefaultTreeLocks.class);
     /** Deadlock victims among releases go again; a handful of attempts is plenty (each victim wrote nothing). */
     private static final int RELEASE_ATTEMPTS = 10;
@@ -95,6 +100,31 @@ public final class DefaultTreeLocks implements TreeLocks {
     }
 
     private Optional<TreeLockHandle> acquire(TreeLockRequest request, String owner, Duration maxWait) {
+        long start = System.nanoTime();
+        Optional<TreeLockHandle> got = attempt(request, owner, maxWait);
+        (got.isPresent() ? granted : refused).increment();
+        (got.isPresent() ? grantedNanos : refusedNanos).add(System.nanoTime() - start);
+        return got;
+    }
+
+    /** Requests granted and refused (timed out, or busy for a tryLock) since the engine opened, and the time each took. */
+    public long granted() {
+        return granted.sum();
+    }
+
+    public long grantedNanos() {
+        return grantedNanos.sum();
+    }
+
+    public long refused() {
+        return refused.sum();
+    }
+
+    public long refusedNanos() {
+        return refusedNanos.sum();
+    }
+
+    private Optional<TreeLockHandle> attempt(TreeLockRequest request, String owner, Duration maxWait) {
         database.refuseInHostTransaction("A tree lock");
         if (request == null) {
             throw EngineRuntimeException.badArgument("tree lock request", null, "a request is required");

@@ -1,6 +1,7 @@
 package dev.turnstile.samples.boot;
 
 import dev.turnstile.api.ContentEngine;
+import io.micrometer.core.instrument.MeterRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
@@ -23,6 +24,8 @@ class OrderServiceTest {
     ContentEngine engine;
     @Autowired
     HealthEndpoint health;
+    @Autowired
+    MeterRegistry meters;
 
     @Test
     void anOrderAndItsNumber_commitTogether_andARefusedOrderLeavesNoGap() {
@@ -39,6 +42,8 @@ class OrderServiceTest {
                 "PO-" + year + "-00004");
         assertThat(orders.findAll()).extracting(PurchaseOrder::getNumber).containsExactlyInAnyOrderElementsOf(placed);
         assertThat(engine.dispensers().get("orders").register()).extracting(n -> n.number()).containsExactly(1L, 2L, 3L, 4L);
+        assertThat(meters.get("turnstile.dispenser.numbers").tag("strategy", "combining").functionCounter().count())
+                .as("numbers the dispenser issued, the refused orders' given back included").isEqualTo(6);
     }
 
     @Test

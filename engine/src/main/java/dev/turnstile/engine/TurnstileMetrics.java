@@ -1,0 +1,116 @@
+package dev.turnstile.engine;
+
+import dev.turnstile.api.ClientLag;
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.DispenserStrategy;
+import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.RetryMetrics;
+import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.engine.dispenser.DispenserCounts;
+import dev.turnstile.engine.treelock.DefaultTreeLocks;
+import io.micrometer.core.instrument.FunctionCounter;
+import io.micrometer.core.instrument.FunctionTimer;
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.binder.MeterBinder;
+
+import java.util.Locale;
+import java.util.concurrent.TimeUnit;
+import java.util.function.ToDoubleFunction;
+import java.util.function.ToLongFunction;
+
+/**
+ * The engine's Micrometer meters (Micrometer is optional: only a host that binds this needs it).
+ * Every meter reads counters the engine keeps anyway, at scrape time: binding costs the engine's
+ * callers nothing.
+ *
+ * <ul>
+ * <li>{@code turnstile.retry.calls} {policy, outcome}, {@code turnstile.retry.attempts} {policy},
+ *     {@code turnstile.retry.wait} {policy} (seconds spent waiting between attempts);</li>
+ * <li>{@code turnstile.dispenser.numbers} and {@code turnstile.dispenser.conflicts} {strategy}: numbers
+ *     issued, and take attempts another writer beat (a failed USN check, the counter's lock held);</li>
+ * <li>{@code turnstile.treelock.acquire} {outcome=granted|refused}: a timer of the time to a grant or a refusal;</li>
+ * <li>{@code turnstile.changes.pending} {client}: changes a feed client has not acknowledged (one query per
+ *     scrape and client; the clients registered when bound);</li>
+ * <li>{@code turnstile.db.transactions}, {@code turnstile.db.statements} {kind};</li>
+ * <li>HikariCP's own {@code hikaricp.*} meters when the engine owns its pool.</li>
+ * </ul>
+ */
+public final class TurnstileMetrics implements MeterBinder {
+    private final DefaultContentEngine engine;
+
+    public TurnstileMetrics(ContentEngine engine) {
+        if (!(engine instanceof DefaultContentEngine e)) {
+            throw new IllegalArgumentException("not an engine of this Turnstile: " + engine);
+        }
+        this.engine = e;
+    }
+
+    @Override
+    public void bindTo(MeterRegistry registry) {
+        for (String name : engine.retryPolicies().names()) {
+            retryCounter(registry, name, "successful_without_retry", RetryMetrics::successfulWithoutRetry);
+            retryCounter(registry, name, "successful_with_retry", RetryMetrics::successfulWithRetry);
+            retryCounter(registry, name, "failed_without_retry", RetryMetrics::failedWithoutRetry);
+            retryCounter(registry, name, "failed_with_retry", RetryMetrics::failedWithRetry);
+            FunctionCounter.builder("turnstile.retry.attempts", engine, e -> metrics(e, name).attempts())
+                    .description("Attempts the policy made, first ones included").tag("policy", name).register(registry);
+            FunctionCounter.builder("turnstile.retry.wait", engine, e -> metrics(e, name).totalWait().toNanos() / 1e9)
+                    .description("Time the policy waited between attempts").baseUnit("seconds").tag("policy", name).register(registry);
+        }
+        DispenserCounts counts = engine.dispenserServices().counts;
+        for (DispenserStrategy s : DispenserStrategy.values()) {
+            String strategy = s.name().toLowerCase(Locale.ROOT);
+            FunctionCounter.builder("turnstile.dispenser.numbers", counts, c -> c.numbers(s))
+                    .description("Numbers issued").tag("strategy", strategy).register(registry);
+            FunctionCounter.builder("turnstile.dispenser.conflicts", counts, c -> c.conflicts(s))
+                    .description("Take attempts another writer beat").tag("strategy", strategy).register(registry);
+        }
+        DefaultTreeLocks trees = engine.defaultTreeLocks();
+        FunctionTimer.builder("turnstile.treelock.acquire", trees, DefaultTreeLocks::granted, DefaultTreeLocks::grantedNanos,
+                TimeUnit.NANOSECONDS).description("Tree lock requests granted, and the time to the grant")
+                .tag("outcome", "granted").register(registry);
+        FunctionTimer.builder("turnstile.treelock.acquire", trees, DefaultTreeLocks::refused, DefaultTreeLocks::refusedNanos,
+                TimeUnit.NANOSECONDS).description("Tree lock requests refused (timed out, or busy for tryLock)")
+                .tag("outcome", "refused").register(registry);
+        if (engine.config().changesEnabled()) {
+            for (String client : engine.changes().clients()) {
+                Gauge.builder("turnstile.changes.pending", engine, e -> pending(e, client))
+                        .description("Changes the feed client has not acknowledged").tag("client", client).register(registry);
+            }
+        }
+        FunctionCounter.builder("turnstile.db.transactions", engine, e -> e.statistics().transactions())
+                .description("Transactions the engine ran").register(registry);
+        statements(registry, "select", EngineStatistics::selects);
+        statements(registry, "insert", EngineStatistics::inserts);
+        statements(registry, "update", EngineStatistics::updates);
+        statements(registry, "delete", EngineStatistics::deletes);
+        engine.database().bindPoolMetrics(registry);
+    }
+
+    private static RetryMetrics metrics(DefaultContentEngine engine, String policy) {
+        RetryPolicy p = engine.retryPolicies().get(policy);
+        return p.metrics();
+    }
+
+    private static double pending(DefaultContentEngine engine, String client) {
+        try {
+            ClientLag lag = engine.changes().lag(client);
+            return lag.pending();
+        } catch (RuntimeException unregisteredOrDown) {
+            return Double.NaN;
+        }
+    }
+
+    private void retryCounter(MeterRegistry registry, String policy, String outcome, ToLongFunction<RetryMetrics> value) {
+        FunctionCounter.builder("turnstile.retry.calls", engine, e -> value.applyAsLong(metrics(e, policy)))
+                .description("Calls through the retry policy, by how they ended").tag("policy", policy).tag("outcome", outcome)
+                .register(registry);
+    }
+
+    private void statements(MeterRegistry registry, String kind, ToLongFunction<EngineStatistics> value) {
+        ToDoubleFunction<DefaultContentEngine> read = e -> value.applyAsLong(e.statistics());
+        FunctionCounter.builder("turnstile.db.statements", engine, read).description("Statements the engine sent")
+                .tag("kind", kind).register(registry);
+    }
+}
