@@ -152,6 +152,10 @@ final class DefaultContentEngine implements ContentEngine {
         return database;
     }
 
+    ObjectStoreServices objectServices() {
+        return objects;
+    }
+
     DispenserServices dispenserServices() {
         return dispensers;
     }

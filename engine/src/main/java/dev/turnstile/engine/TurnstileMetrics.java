@@ -7,6 +7,7 @@ import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.RetryMetrics;
 import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.engine.dispenser.DispenserCounts;
+import dev.turnstile.engine.objects.LockCounts;
 import dev.turnstile.engine.treelock.DefaultTreeLocks;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -29,6 +30,8 @@ import java.util.function.ToLongFunction;
  *     {@code turnstile.retry.wait} {policy} (seconds spent waiting between attempts);</li>
  * <li>{@code turnstile.dispenser.numbers} and {@code turnstile.dispenser.conflicts} {strategy}: numbers
  *     issued, and take attempts another writer beat (a failed USN check, the counter's lock held);</li>
+ * <li>{@code turnstile.lock.acquire} {outcome=granted|refused}: cooperative locks taken and refused;
+ *     {@code turnstile.lock.held}: a timer of the locks taken and released through this engine;</li>
  * <li>{@code turnstile.treelock.acquire} {outcome=granted|refused}: a timer of the time to a grant or a refusal;</li>
  * <li>{@code turnstile.changes.pending} {client}: changes a feed client has not acknowledged (one query per
  *     scrape and client; the clients registered when bound);</li>
@@ -66,6 +69,14 @@ public final class TurnstileMetrics implements MeterBinder {
             FunctionCounter.builder("turnstile.dispenser.conflicts", counts, c -> c.conflicts(s))
                     .description("Take attempts another writer beat").tag("strategy", strategy).register(registry);
         }
+        LockCounts locks = engine.objectServices().lockCounts();
+        FunctionCounter.builder("turnstile.lock.acquire", locks, LockCounts::granted)
+                .description("Cooperative locks taken").tag("outcome", "granted").register(registry);
+        FunctionCounter.builder("turnstile.lock.acquire", locks, LockCounts::refused)
+                .description("Cooperative lock attempts refused: another holds it").tag("outcome", "refused").register(registry);
+        FunctionTimer.builder("turnstile.lock.held", locks, LockCounts::released, LockCounts::heldNanos, TimeUnit.NANOSECONDS)
+                .description("Cooperative locks taken and released through this engine, and how long they were held")
+                .register(registry);
         DefaultTreeLocks trees = engine.defaultTreeLocks();
         FunctionTimer.builder("turnstile.treelock.acquire", trees, DefaultTreeLocks::granted, DefaultTreeLocks::grantedNanos,
                 TimeUnit.NANOSECONDS).description("Tree lock requests granted, and the time to the grant")

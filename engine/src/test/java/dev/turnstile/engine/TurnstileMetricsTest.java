@@ -27,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 /** The Micrometer meters count what the engine did, read when scraped. */
 class TurnstileMetricsTest {
     @Test
-    void theMeters_countRetries_numbers_conflicts_treeLocks_feedLag_statements_andThePool() {
+    void theMeters_countRetries_numbers_conflicts_locks_treeLocks_feedLag_statements_andThePool() {
         String tag = UUID.randomUUID().toString().substring(0, 8);
         EngineConfig config = EngineConfig.from(TestDatabases.h2("metrics-" + tag)).changesEnabled(true)
                 .retryPolicy("flaky", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMillis(1))
@@ -58,6 +58,19 @@ class TurnstileMetricsTest {
                 return null;
             });
 
+            var os = engine.session("u").objectStore();
+            os.defineClass("Counted" + tag, c -> c.integer32("N"));
+            var counted = os.createCustomObject("Counted" + tag);
+            counted.save(dev.turnstile.api.RefreshMode.REFRESH);
+            counted.lock(60, "metrics");
+            counted.save(dev.turnstile.api.RefreshMode.REFRESH);
+            var other = engine.session("v").objectStore().getCustomObject("Counted" + tag, counted.getId());
+            other.lock(60, "refused");
+            assertThat(org.assertj.core.api.Assertions.catchThrowableOfType(EngineRuntimeException.class,
+                    () -> other.save(dev.turnstile.api.RefreshMode.REFRESH)).getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+            counted.unlock();
+            counted.save(dev.turnstile.api.RefreshMode.REFRESH);
+
             TreePath site = TreePath.root("site", tag);
             try (TreeLockHandle held = engine.treeLocks().lock(Set.of(site), "a", Duration.ofSeconds(30))) {
                 assertThat(engine.treeLocks().tryLock(dev.turnstile.api.TreeLockRequest.exclusive(site), "b")).isEmpty();
@@ -70,6 +83,9 @@ class TurnstileMetricsTest {
             assertThat(registry.get("turnstile.retry.calls").tags("policy", "flaky", "outcome", "successful_with_retry")
                     .functionCounter().count()).isEqualTo(1);
             assertThat(registry.get("turnstile.retry.attempts").tag("policy", "flaky").functionCounter().count()).isEqualTo(3);
+            assertThat(registry.get("turnstile.lock.acquire").tag("outcome", "granted").functionCounter().count()).isEqualTo(1);
+            assertThat(registry.get("turnstile.lock.acquire").tag("outcome", "refused").functionCounter().count()).isEqualTo(1);
+            assertThat(registry.get("turnstile.lock.held").functionTimer().count()).isEqualTo(1);
             FunctionTimer granted = registry.get("turnstile.treelock.acquire").tag("outcome", "granted").functionTimer();
             FunctionTimer refused = registry.get("turnstile.treelock.acquire").tag("outcome", "refused").functionTimer();
             assertThat(granted.count()).isEqualTo(1);

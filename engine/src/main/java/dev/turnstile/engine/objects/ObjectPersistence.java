@@ -44,6 +44,7 @@ final class ObjectPersistence {
     private final ChangePreprocessors preprocessors;
     private final SystemClasses systemClasses;
     private volatile ObjectWriteListener listener;
+    final LockCounts lockCounts = new LockCounts();
 
     ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors, SystemClasses systemClasses) {
         this.systemClasses = systemClasses;
@@ -86,15 +87,29 @@ final class ObjectPersistence {
             }
         }
         Supplier<String> what = () -> ordered.size() == 1 ? "saving " + ordered.get(0) : "saving a batch of " + ordered.size();
-        List<ObjectState> states = database.inTransaction(what, session -> {
-            Transaction tx = new Transaction(session, actor);
-            List<ObjectState> written = new ArrayList<>();
-            for (DefaultIndependentObject o : ordered) {
-                written.add(write(tx, o));
+        List<LockRules.Pending> lockActions = ordered.stream().map(DefaultIndependentObject::pendingLock).toList();
+        List<ObjectState> states;
+        try {
+            states = database.inTransaction(what, session -> {
+                Transaction tx = new Transaction(session, actor);
+                List<ObjectState> written = new ArrayList<>();
+                for (DefaultIndependentObject o : ordered) {
+                    written.add(write(tx, o));
+                }
+                return written;
+            });
+        } catch (EngineRuntimeException e) {
+            if (e.getExceptionCode() == ExceptionCode.E_OBJECT_LOCKED && lockActions.stream().anyMatch(LockRules.Pending::locking)) {
+                lockCounts.refusal();
             }
-            return written;
-        });
+            throw e;
+        }
         for (int i = 0; i < ordered.size(); i++) {
+            if (lockActions.get(i).locking()) {
+                lockCounts.granted(ordered.get(i).getId());
+            } else if (lockActions.get(i).unlocking()) {
+                lockCounts.released(ordered.get(i).getId());
+            }
             ordered.get(i).saved(states.get(i), mode);
         }
     }

@@ -20,6 +20,11 @@ public final class ObjectStoreServices {
     final ClassRegistry classes;
     final ChangePreprocessors preprocessors = new ChangePreprocessors();
     final ObjectPersistence persistence;
+
+    /** What the metrics report of cooperative locks. */
+    public LockCounts lockCounts() {
+        return persistence.lockCounts;
+    }
     final SystemClasses systemClasses = new SystemClasses();
     private final String lockBreakerRole;
 
