@@ -17,7 +17,7 @@ class FeedCommandTest {
     @Test
     void twoDispatcherProcessesServeTenClients_everyDeliveryChecked() throws IOException {
         Path config = Files.writeString(dir.resolve("turnstile.yaml"),
-                "database:\n  url: jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000\n");
+                "database:\n  url: " + ServedH2File.url("feed") + "\n");
         int exit = new CommandLine(new Main()).execute("feed", "--config", config.toString(),
                 "--dispatchers", "2", "--writers", "2", "--edits", "30", "--bursts", "5");
         assertThat(exit).as("exit code 0: every client's queue held exactly what its filter lets through").isZero();

@@ -23,7 +23,7 @@ class PlantCommandTest {
     @Test
     void twoProcessesRunningTheMix_passTheOverlapCheck() throws IOException {
         Path config = Files.writeString(dir.resolve("turnstile.yaml"),
-                "database:\n  url: jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000\n");
+                "database:\n  url: " + ServedH2File.url("plant") + "\n");
         int exit = new CommandLine(new Main()).execute("plant", "--config", config.toString(),
                 "--processes", "2", "--threads", "3", "--rounds", "15");
         assertThat(exit).as("exit code 0: no conflicting overlap, some independent overlap, all 90 operations logged").isZero();

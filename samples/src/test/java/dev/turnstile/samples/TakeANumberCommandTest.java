@@ -19,7 +19,7 @@ class TakeANumberCommandTest {
     @ValueSource(strings = {"COMBINING", "FIRST_WRITER_WINS"})
     void twoProcessesTakeNumbers_theCommandChecksNoDuplicateNoGap(String strategy) throws IOException {
         Path config = Files.writeString(dir.resolve("turnstile.yaml"),
-                "database:\n  url: jdbc:h2:file:" + dir.resolve("db") + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000\n");
+                "database:\n  url: " + ServedH2File.url("take-a-number") + "\n");
         int exit = new CommandLine(new Main()).execute("take-a-number", "--config", config.toString(), "--dispenser", "case",
                 "--processes", "2", "--workers", "4", "--count", "2000", "--strategy", strategy);
         assertThat(exit).as("exit code 0: all 2000 numbers taken once, none missing").isZero();
