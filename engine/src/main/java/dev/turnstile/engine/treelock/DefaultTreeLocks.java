@@ -146,6 +146,7 @@ public final class DefaultTreeLocks implements TreeLocks {
         boolean granted = false;
         try {
             boolean inDoubt = false;
+            boolean wasInDoubt = false;
             for (int attempt = 1; ; attempt++) {
                 try {
                     TreeLeaseRecord record = inDoubt ? store.lease(leaseId) : null;
@@ -160,6 +161,14 @@ public final class DefaultTreeLocks implements TreeLocks {
                         database.notifications().startListening(); // releases elsewhere wake us from now on
                     }
                     try {
+                        // An acquire whose answer an outage cut may have committed after all, and a
+                        // look for its lease may have missed it: then it is this request that blocks
+                        // itself, until its own lease lapses. Look again, by its id, while blocked.
+                        TreeLeaseRecord mine = wasInDoubt ? store.lease(leaseId) : null;
+                        if (mine != null) {
+                            granted = true;
+                            return Optional.of(new DefaultTreeLockHandle(this, mine, request, marks));
+                        }
                         if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
                             queued |= queue(leaseId, request, ticket); // first, so later arrivals yield as soon as possible
                             requeueAt = System.nanoTime() + lease.toNanos() / 2;
@@ -177,6 +186,7 @@ public final class DefaultTreeLocks implements TreeLocks {
                         // The commit may have landed before the answer was lost: look for our lease first.
                         waitOutOutage(e, deadline);
                         inDoubt = true;
+                        wasInDoubt = true;
                     } else if (!Sql.isRace(e)) {
                         throw e;
                     }

@@ -72,7 +72,15 @@ final class TreeLockStore {
     /** Grants the whole request in one transaction, or throws {@link Blocked} having written nothing. */
     TreeLeaseRecord acquire(String leaseId, String owner, TreeLockRequest request, SortedMap<TreePath, GrayMode> marks,
                             String ticket, boolean queued, Duration lease) {
+        boolean[] ranBefore = {false};
         return database.inTransaction(() -> "locking " + request + " for " + owner, session -> {
+            // Run again after an abort at commit: if that commit landed after all, its lease is here, and
+            // marking again would count this request twice (or block it behind itself).
+            TreeLeaseRecord committed = ranBefore[0] ? session.get(TreeLeaseRecord.class, leaseId) : null;
+            if (committed != null) {
+                return committed;
+            }
+            ranBefore[0] = true;
             Instant now = database.now();
             for (Map.Entry<TreePath, GrayMode> mark : marks.entrySet()) {
                 String path = mark.getKey().toString();
