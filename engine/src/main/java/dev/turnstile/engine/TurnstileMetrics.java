@@ -5,7 +5,6 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.RetryMetrics;
-import dev.turnstile.api.RetryPolicy;
 import dev.turnstile.engine.dispenser.DispenserCounts;
 import dev.turnstile.engine.objects.LockCounts;
 import dev.turnstile.engine.treelock.DefaultTreeLocks;
@@ -100,8 +99,7 @@ public final class TurnstileMetrics implements MeterBinder {
     }
 
     private static RetryMetrics metrics(DefaultContentEngine engine, String policy) {
-        RetryPolicy p = engine.retryPolicies().get(policy);
-        return p.metrics();
+        return engine.retryPolicies().get(policy).metrics();
     }
 
     private static double pending(DefaultContentEngine engine, String client) {

@@ -39,7 +39,6 @@ final class SpringSettings {
                 }
             }
         }
-        settings.values().removeIf(java.util.Objects::isNull);
         for (String key : settings.keySet()) {
             if (POOL_KEYS.contains(key)) {
                 throw EngineRuntimeException.configInvalid(SOURCE, key, settings.get(key), "Turnstile runs on the application's"

@@ -119,16 +119,20 @@ final class ConfigText {
     static JsonNode tree(String source, Map<String, String> settings) {
         Properties read = new Properties();
         settings.forEach((key, value) -> {
-            if (key.split("\\.").length > MAX_DEPTH) {
-                throw EngineRuntimeException.configInvalid(source, key.substring(0, Math.min(key.length(), 80)) + "…", value,
-                        "more than " + MAX_DEPTH + " levels of keys");
-            }
+            checkDepth(source, key, value);
             read.setProperty(key, value);
         });
         try {
             return read.isEmpty() ? null : PROPERTIES.readPropertiesAs(read, JsonNode.class);
         } catch (IOException | IllegalArgumentException e) {
             throw EngineRuntimeException.configInvalid(source, "(settings)", e.getMessage(), "not a tree of settings");
+        }
+    }
+
+    private static void checkDepth(String source, String key, Object value) {
+        if (key.split("\\.").length > MAX_DEPTH) {
+            throw EngineRuntimeException.configInvalid(source, key.substring(0, Math.min(key.length(), 80)) + "…", value,
+                    "more than " + MAX_DEPTH + " levels of keys");
         }
     }
 
@@ -141,10 +145,7 @@ final class ConfigText {
                     throw EngineRuntimeException.configInvalid(source, k, value,
                             "the key is set twice in the file; the last one would silently win");
                 }
-                if (k.split("\\.").length > MAX_DEPTH) {
-                    throw EngineRuntimeException.configInvalid(source, k.substring(0, Math.min(k.length(), 80)) + "…", value,
-                            "more than " + MAX_DEPTH + " levels of keys");
-                }
+                checkDepth(source, k, value);
                 return super.put(key, value);
             }
         };
