@@ -1,14 +1,14 @@
 package dev.turnstile.bench;
 
-import dev.turnstile.api.ChangeDispatcher;
-import dev.turnstile.api.ChangeFeed;
-import dev.turnstile.api.ChangeFilter;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
-import dev.turnstile.api.DeliveryMode;
-import dev.turnstile.api.DispatcherConfig;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.changes.ChangeDispatcher;
+import dev.turnstile.api.changes.ChangeFeed;
+import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.DeliveryMode;
+import dev.turnstile.api.changes.DispatcherConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -1,11 +1,11 @@
 package dev.turnstile.bench;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.DispenserConfig;
-import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispenserStrategy;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -1,17 +1,17 @@
 package dev.turnstile.bench;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.EngineConfig;
-import dev.turnstile.api.Locking;
 import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
-import dev.turnstile.api.RetryPolicy;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

@@ -1,6 +1,6 @@
 package dev.turnstile.bench;
 
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.treelock.TreePath;
 
 import java.util.ArrayDeque;
 import java.util.ArrayList;

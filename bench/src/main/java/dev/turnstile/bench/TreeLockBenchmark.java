@@ -1,10 +1,10 @@
 package dev.turnstile.bench;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.TreeLockHandle;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreeLocks;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreeLocks;
+import dev.turnstile.api.treelock.TreePath;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;

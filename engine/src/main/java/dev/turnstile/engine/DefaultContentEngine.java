@@ -1,31 +1,31 @@
 package dev.turnstile.engine;
 
-import dev.turnstile.api.ChangeFeed;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.EditLocks;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
-import dev.turnstile.api.RetryPolicies;
-import dev.turnstile.api.RetryPolicyConfig;
 import dev.turnstile.api.Session;
-import dev.turnstile.api.TreeLocks;
+import dev.turnstile.api.changes.ChangeFeed;
+import dev.turnstile.api.editlock.EditLocks;
+import dev.turnstile.api.retry.RetryPolicies;
+import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.api.treelock.TreeLocks;
 import dev.turnstile.engine.changes.DefaultChangeFeed;
-import dev.turnstile.engine.db.Database;
-import dev.turnstile.engine.editlock.DefaultEditLocks;
-import dev.turnstile.engine.dispenser.DispenserServices;
-import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.config.EngineConfigFile;
+import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.dispenser.DispenserServices;
+import dev.turnstile.engine.editlock.DefaultEditLocks;
+import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
 import dev.turnstile.engine.retry.PolicyFileWatch;
 import dev.turnstile.engine.treelock.DefaultTreeLocks;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
-import java.util.Map;
-import java.util.function.Supplier;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.function.Supplier;
 
 /** The engine: one database and the capabilities built on it. */
 final class DefaultContentEngine implements ContentEngine {

@@ -1,9 +1,9 @@
 package dev.turnstile.engine;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.Dispensers;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.Session;
+import dev.turnstile.api.dispenser.Dispensers;
 
 import java.util.Set;
 

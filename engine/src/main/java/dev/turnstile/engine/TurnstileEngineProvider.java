@@ -3,7 +3,7 @@ package dev.turnstile.engine;
 import dev.turnstile.api.ConfigCheck;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.config.EngineConfigFile;
 import dev.turnstile.engine.db.HibernateVersion;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;

@@ -1,10 +1,10 @@
 package dev.turnstile.engine;
 
-import dev.turnstile.api.ClientLag;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.EngineStatistics;
-import dev.turnstile.api.RetryMetrics;
+import dev.turnstile.api.changes.ClientLag;
+import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.retry.RetryMetrics;
 import dev.turnstile.engine.dispenser.DispenserCounts;
 import dev.turnstile.engine.objects.LockCounts;
 import dev.turnstile.engine.treelock.DefaultTreeLocks;

@@ -122,7 +122,7 @@ class ContentEngineTest {
     @Test
     void closeStopsTheDispatchersItStarted_andAClosedEngineSaysSo() throws Exception {
         ContentEngine engine = ContentEngine.open(EngineConfig.from(TestDatabases.h2("close")).changesEnabled(true).build());
-        dev.turnstile.api.ChangeDispatcher d = engine.changes().dispatcher(dev.turnstile.api.DispatcherConfig.builder()
+        dev.turnstile.api.changes.ChangeDispatcher d = engine.changes().dispatcher(dev.turnstile.api.changes.DispatcherConfig.builder()
                 .name("closing-" + java.util.UUID.randomUUID()).build());
         d.start();
         String threadName = d.name();

@@ -1,16 +1,16 @@
 package dev.turnstile.engine;
 
-import dev.turnstile.api.ChangeFilter;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.DeliveryMode;
-import dev.turnstile.api.DispenserConfig;
-import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.RetryPolicyConfig;
-import dev.turnstile.api.TreeLockHandle;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.DeliveryMode;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreePath;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -73,7 +73,7 @@ class TurnstileMetricsTest {
 
             TreePath site = TreePath.root("site", tag);
             try (TreeLockHandle held = engine.treeLocks().lock(Set.of(site), "a", Duration.ofSeconds(30))) {
-                assertThat(engine.treeLocks().tryLock(dev.turnstile.api.TreeLockRequest.exclusive(site), "b")).isEmpty();
+                assertThat(engine.treeLocks().tryLock(dev.turnstile.api.treelock.TreeLockRequest.exclusive(site), "b")).isEmpty();
             }
             engine.session("u").objectStore().createDocument("Document").save(dev.turnstile.api.RefreshMode.REFRESH);
 

@@ -1,5 +1,7 @@
 package dev.turnstile.api;
 
+import dev.turnstile.api.retry.RetryPolicyConfig;
+
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;

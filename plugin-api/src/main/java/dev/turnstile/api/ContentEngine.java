@@ -1,5 +1,11 @@
 package dev.turnstile.api;
 
+import dev.turnstile.api.changes.ChangeFeed;
+import dev.turnstile.api.dispenser.Dispensers;
+import dev.turnstile.api.editlock.EditLocks;
+import dev.turnstile.api.retry.RetryPolicies;
+import dev.turnstile.api.treelock.TreeLocks;
+
 import dev.turnstile.spi.EngineProvider;
 
 import java.nio.file.Path;

@@ -1,12 +1,21 @@
 package dev.turnstile.api;
 
-import javax.sql.DataSource;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.Dispensers;
+import dev.turnstile.api.editlock.EditLockConfig;
+import dev.turnstile.api.editlock.EditResource;
+import dev.turnstile.api.retry.RetryPolicies;
+import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.internal.Ranges;
+import dev.turnstile.spi.HostTransactions;
+
 import java.time.Clock;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Objects;
+import javax.sql.DataSource;
 
 /**
  * How to open an engine: the database and its pool, and the clock. Immutable; build with

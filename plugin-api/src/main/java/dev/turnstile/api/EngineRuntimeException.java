@@ -1,5 +1,7 @@
 package dev.turnstile.api;
 
+import dev.turnstile.api.treelock.TreeLockRequest;
+
 import java.util.Objects;
 import java.util.UUID;
 
@@ -150,11 +152,6 @@ public class EngineRuntimeException extends RuntimeException {
 
     private static final java.util.regex.Pattern SECRET_KEY =
             java.util.regex.Pattern.compile("(?i)(pass|pasw|pwd|secret|token|credential|private|api.?key)");
-
-    /** The object a failure is about, if it is an engine failure about one. */
-    static UUID objectIdOf(Throwable t) {
-        return t instanceof EngineRuntimeException e ? e.objectId : null;
-    }
 
     private static String describe(Object value) {
         if (value == null) {

@@ -1,5 +1,7 @@
 package dev.turnstile.api;
 
+import dev.turnstile.spi.HostTransactions;
+
 /**
  * Why an engine call failed. The names follow FileNet P8's {@code ExceptionCode} where FileNet has
  * the case; the {@code E_RETRY_*}, {@code E_CONFIG_*}, {@code E_DATABASE_*} and

@@ -1,5 +1,7 @@
 package dev.turnstile.api;
 
+import dev.turnstile.api.dispenser.Dispensers;
+
 /**
  * A user's view of the engine. The host application authenticates the user; the engine records
  * the name as Creator, LastModifier and lock holder. Sessions are cheap and thread-safe; the

@@ -2,11 +2,11 @@ package dev.turnstile.samples;
 
 import dev.turnstile.api.ConfigCheck;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
-import picocli.CommandLine.Model.CommandSpec;
 
 import java.io.PrintWriter;
 import java.nio.file.Path;

@@ -1,10 +1,10 @@
 package dev.turnstile.samples;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.TreeLockHandle;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreeLocks;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreeLocks;
+import dev.turnstile.api.treelock.TreePath;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -245,7 +245,7 @@ final class PlantCommand implements Callable<Integer> {
     static TreeLockRequest parseRequest(String text) {
         TreeLockRequest.Builder b = TreeLockRequest.builder();
         for (String node : text.substring(1, text.length() - 1).split(", ")) {
-            b.node(TreePath.parse(node.substring(2)), dev.turnstile.api.TreeLockMode.parse(node.substring(0, 1)));
+            b.node(TreePath.parse(node.substring(2)), dev.turnstile.api.treelock.TreeLockMode.parse(node.substring(0, 1)));
         }
         return b.build();
     }

@@ -1,10 +1,10 @@
 package dev.turnstile.samples;
 
-import dev.turnstile.api.Article;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.EditLockConfig;
-import dev.turnstile.api.EditResource;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.editlock.Article;
+import dev.turnstile.api.editlock.EditLockConfig;
+import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.samples.server.ServerUsers;
 import dev.turnstile.samples.server.TurnstileServer;
 import org.junit.jupiter.api.AfterAll;

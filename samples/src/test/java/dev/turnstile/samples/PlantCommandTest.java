@@ -1,7 +1,7 @@
 package dev.turnstile.samples;
 
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;

@@ -2,11 +2,11 @@ package dev.turnstile.samples;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.turnstile.api.Article;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.EditLockConfig;
-import dev.turnstile.api.EditResource;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.editlock.Article;
+import dev.turnstile.api.editlock.EditLockConfig;
+import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.samples.server.ServerUsers;
 import dev.turnstile.samples.server.TurnstileServer;
 import org.junit.jupiter.api.AfterAll;
@@ -308,7 +308,7 @@ class ServerSecurityTest {
                 html.append("<p>paragraph ").append(i).append("</p>");
             }
             List<String> pids = fresh.editLocks().createArticle("setup", "wiki", "burst", html.toString()).paragraphs().stream()
-                    .map(dev.turnstile.api.Paragraph::id).toList();
+                    .map(dev.turnstile.api.editlock.Paragraph::id).toList();
             TurnstileServer burst = new TurnstileServer(fresh, burstUsers, clock).start(0);
             try {
                 List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> all = new java.util.ArrayList<>();

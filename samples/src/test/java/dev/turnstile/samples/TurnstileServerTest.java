@@ -3,8 +3,8 @@ package dev.turnstile.samples;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.samples.server.ServerUsers;
 import dev.turnstile.samples.server.TurnstileServer;
 import org.junit.jupiter.api.AfterAll;
@@ -108,7 +108,7 @@ class TurnstileServerTest {
         var os = engine.session("writer").objectStore();
         os.defineClass(cls, c -> c.string("Title"));
         String client = "lag-" + cls;
-        engine.changes().registerClient(client, dev.turnstile.api.ChangeFilter.classes(cls), dev.turnstile.api.DeliveryMode.QUEUE);
+        engine.changes().registerClient(client, dev.turnstile.api.changes.ChangeFilter.classes(cls), dev.turnstile.api.changes.DeliveryMode.QUEUE);
         try {
             for (int i = 0; i < 3; i++) {
                 var o = os.createCustomObject(cls);

@@ -2,14 +2,14 @@ package dev.turnstile.spring;
 
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.HostTransactions;
+import dev.turnstile.spi.HostTransactions;
 import org.springframework.jdbc.datasource.ConnectionHolder;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.util.Optional;
+import javax.sql.DataSource;
 
 /**
  * The Spring transaction active on the calling thread, as Turnstile joins it: the connection that

@@ -1,14 +1,14 @@
 package dev.turnstile.spring;
 
-import dev.turnstile.api.ChangeDispatcher;
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.changes.ChangeDispatcher;
 import org.springframework.boot.health.contributor.AbstractHealthIndicator;
 import org.springframework.boot.health.contributor.Health;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import javax.sql.DataSource;
 
 /**
  * {@code turnstile}: UP while the engine's database answers and no change dispatcher keeps failing;

@@ -1,10 +1,10 @@
 package dev.turnstile.spring;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.ResetPeriod;
+import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.dispenser.ResetPeriod;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -110,7 +110,7 @@ class TurnstileAutoConfigurationTest {
     void theHealthIndicator_isUpWithTheDatabase_andNamesEachDispatcher() {
         app.withPropertyValues("turnstile.changes.enabled=true").run(context -> {
             ContentEngine engine = context.getBean(ContentEngine.class);
-            engine.changes().dispatcher(dev.turnstile.api.DispatcherConfig.builder().build());
+            engine.changes().dispatcher(dev.turnstile.api.changes.DispatcherConfig.builder().build());
             Health health = context.getBean(TurnstileHealthIndicator.class).health(true);
             assertThat(health.getStatus()).isEqualTo(Status.UP);
             assertThat(health.getDetails()).containsEntry("database", "H2");

@@ -5,12 +5,12 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.turnstile.api.Change;
-import dev.turnstile.api.ChangeFilter;
-import dev.turnstile.api.ChangeKind;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.PropertyChange;
+import dev.turnstile.api.changes.Change;
+import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangeKind;
+import dev.turnstile.api.changes.PropertyChange;
 
 import java.time.Instant;
 import java.util.ArrayList;

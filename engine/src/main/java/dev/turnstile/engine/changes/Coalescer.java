@@ -1,7 +1,7 @@
 package dev.turnstile.engine.changes;
 
-import dev.turnstile.api.Change;
-import dev.turnstile.api.PropertyChange;
+import dev.turnstile.api.changes.Change;
+import dev.turnstile.api.changes.PropertyChange;
 
 import java.util.ArrayList;
 import java.util.LinkedHashMap;

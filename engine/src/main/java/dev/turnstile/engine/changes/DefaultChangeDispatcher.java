@@ -1,13 +1,13 @@
 package dev.turnstile.engine.changes;
 
-import dev.turnstile.api.Change;
-import dev.turnstile.api.ChangeDispatcher;
-import dev.turnstile.api.ChangeFilter;
-import dev.turnstile.api.ChangeSubscriber;
-import dev.turnstile.api.DeliveryMode;
-import dev.turnstile.api.DispatchReport;
-import dev.turnstile.api.DispatcherConfig;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.changes.Change;
+import dev.turnstile.api.changes.ChangeDispatcher;
+import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangeSubscriber;
+import dev.turnstile.api.changes.DeliveryMode;
+import dev.turnstile.api.changes.DispatchReport;
+import dev.turnstile.api.changes.DispatcherConfig;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 

@@ -1,10 +1,10 @@
 package dev.turnstile.engine.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.api.DispenserConfig;
-import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.ResetPeriod;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.dispenser.ResetPeriod;
 
 import java.util.Arrays;
 import java.util.LinkedHashMap;

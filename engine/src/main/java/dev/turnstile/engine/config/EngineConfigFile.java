@@ -1,10 +1,10 @@
 package dev.turnstile.engine.config;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.api.EditLockConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.editlock.EditLockConfig;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 
 import java.nio.file.Path;
 import java.time.Duration;

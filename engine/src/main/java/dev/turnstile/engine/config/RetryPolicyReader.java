@@ -3,8 +3,8 @@ package dev.turnstile.engine.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.RetryPolicies;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.retry.RetryPolicies;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.retry.FailureMatcher;
 
 import java.time.Duration;

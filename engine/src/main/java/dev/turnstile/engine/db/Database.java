@@ -6,7 +6,7 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.HostTransactions;
+import dev.turnstile.spi.HostTransactions;
 import jakarta.persistence.PersistenceException;
 import org.hibernate.SessionFactory;
 import org.hibernate.StatelessSession;
@@ -18,7 +18,6 @@ import org.hibernate.tool.schema.Action;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import javax.sql.DataSource;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Clock;
@@ -30,6 +29,7 @@ import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
+import javax.sql.DataSource;
 
 /**
  * One engine's database: the HikariCP pool, the Hibernate session factory over it, the schema, the

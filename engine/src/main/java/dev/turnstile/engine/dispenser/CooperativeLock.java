@@ -1,13 +1,13 @@
 package dev.turnstile.engine.dispenser;
 
+import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.CustomObject;
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.Locking;
-import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
-import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.NumberBlock;
+import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.engine.retry.SingleAttempt;
 
 import java.util.UUID;

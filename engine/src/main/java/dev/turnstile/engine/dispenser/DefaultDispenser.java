@@ -1,18 +1,18 @@
 package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.ChangeContext;
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.IssuedNumber;
-import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyDefinition;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.PropertyType;
-import dev.turnstile.api.RegisterReport;
-import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.IssuedNumber;
+import dev.turnstile.api.dispenser.NumberBlock;
+import dev.turnstile.api.dispenser.RegisterReport;
+import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.engine.db.Sweep;
 import dev.turnstile.engine.objects.ObjectTransaction;
 

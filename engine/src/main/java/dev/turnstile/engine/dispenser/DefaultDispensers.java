@@ -1,9 +1,9 @@
 package dev.turnstile.engine.dispenser;
 
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.DispenserConfig;
-import dev.turnstile.api.Dispensers;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.Dispensers;
 
 import java.util.List;
 import java.util.Set;

@@ -1,6 +1,6 @@
 package dev.turnstile.engine.dispenser;
 
-import dev.turnstile.api.DispenserStrategy;
+import dev.turnstile.api.dispenser.DispenserStrategy;
 
 import java.util.EnumMap;
 import java.util.Map;

@@ -1,7 +1,7 @@
 package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.ResetPeriod;
+import dev.turnstile.api.dispenser.ResetPeriod;
 
 import java.time.LocalDate;
 import java.util.ArrayList;

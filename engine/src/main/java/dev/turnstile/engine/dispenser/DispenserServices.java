@@ -1,14 +1,10 @@
 package dev.turnstile.engine.dispenser;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.ObjectMapper;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.api.CustomObject;
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.DispenserConfig;
-import dev.turnstile.api.DispenserStrategy;
-import dev.turnstile.api.Dispensers;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.ObjectStore;
@@ -16,9 +12,13 @@ import dev.turnstile.api.PropertyDefinition;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.PropertyType;
 import dev.turnstile.api.RefreshMode;
-import dev.turnstile.api.ResetPeriod;
-import dev.turnstile.api.RetryPolicies;
-import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.dispenser.Dispensers;
+import dev.turnstile.api.dispenser.ResetPeriod;
+import dev.turnstile.api.retry.RetryPolicies;
+import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 

@@ -2,8 +2,8 @@ package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.NumberBlock;
-import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.dispenser.NumberBlock;
+import dev.turnstile.api.retry.RetryPolicy;
 
 import java.util.function.Supplier;
 

@@ -1,11 +1,11 @@
 package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.CustomObject;
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
-import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.NumberBlock;
+import dev.turnstile.api.retry.RetryPolicy;
 
 import java.util.UUID;
 import java.util.concurrent.atomic.LongAdder;

@@ -1,8 +1,8 @@
 package dev.turnstile.engine.dispenser;
 
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.NumberBlock;
-import dev.turnstile.api.RetryPolicy;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.NumberBlock;
+import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.objects.ObjectTransaction;
 

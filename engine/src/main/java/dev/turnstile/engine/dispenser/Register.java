@@ -3,10 +3,10 @@ package dev.turnstile.engine.dispenser;
 import dev.turnstile.api.ChangeContext;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.IssuedNumber;
-import dev.turnstile.api.NumberRange;
 import dev.turnstile.api.Properties;
-import dev.turnstile.api.RegisterReport;
+import dev.turnstile.api.dispenser.IssuedNumber;
+import dev.turnstile.api.dispenser.NumberRange;
+import dev.turnstile.api.dispenser.RegisterReport;
 import dev.turnstile.engine.objects.ObjectTransaction;
 import org.hibernate.StatelessSession;
 

@@ -1,9 +1,9 @@
 package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.ChangeContext;
-import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.Properties;
-import dev.turnstile.api.ResetPeriod;
+import dev.turnstile.api.dispenser.NumberBlock;
+import dev.turnstile.api.dispenser.ResetPeriod;
 
 import java.time.Instant;
 import java.time.LocalDate;

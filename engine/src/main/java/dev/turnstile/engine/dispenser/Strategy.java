@@ -3,12 +3,12 @@ package dev.turnstile.engine.dispenser;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.NumberBlock;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.dispenser.NumberBlock;
 
 import java.util.concurrent.atomic.LongAdder;
 
-/** How numbers reach the counter; one implementation per {@link dev.turnstile.api.DispenserStrategy}. */
+/** How numbers reach the counter; one implementation per {@link dev.turnstile.api.dispenser.DispenserStrategy}. */
 interface Strategy {
     NumberBlock take(int count);
 

@@ -1,6 +1,6 @@
 package dev.turnstile.engine.editlock;
 
-import dev.turnstile.api.Paragraph;
+import dev.turnstile.api.editlock.Paragraph;
 import org.jsoup.Jsoup;
 import org.jsoup.nodes.Document;
 import org.jsoup.nodes.Element;

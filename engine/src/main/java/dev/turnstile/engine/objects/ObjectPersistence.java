@@ -1,11 +1,11 @@
 package dev.turnstile.engine.objects;
 
 import dev.turnstile.api.ChangeContext.Action;
-import dev.turnstile.api.ChangeKind;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.changes.ChangeKind;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.GuardedWrite;
 import org.hibernate.LockMode;
@@ -16,8 +16,8 @@ import org.slf4j.LoggerFactory;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HashSet;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;

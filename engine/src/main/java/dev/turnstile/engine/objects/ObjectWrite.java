@@ -1,6 +1,6 @@
 package dev.turnstile.engine.objects;
 
-import dev.turnstile.api.ChangeKind;
+import dev.turnstile.api.changes.ChangeKind;
 
 import java.time.Instant;
 import java.util.Map;

@@ -1,32 +1,32 @@
 package dev.turnstile.engine.retry;
 
-import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.HostTransactions;
-import dev.turnstile.api.PolicyReload;
-import dev.turnstile.api.RetryMetrics;
-import dev.turnstile.api.RetryPolicies;
-import dev.turnstile.api.RetryPolicy;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.retry.PolicyReload;
+import dev.turnstile.api.retry.RetryMetrics;
+import dev.turnstile.api.retry.RetryPolicies;
+import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.spi.HostTransactions;
 import io.github.resilience4j.core.IntervalFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
-import java.util.List;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
-import java.time.Instant;
 
 /**
  * The engine's policies, made at open and swapped whole by a reload. Three always exist unless the configuration defines

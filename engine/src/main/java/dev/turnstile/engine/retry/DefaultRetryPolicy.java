@@ -1,11 +1,11 @@
 package dev.turnstile.engine.retry;
 
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.HostTransactions;
-import dev.turnstile.api.RetryExhaustedException;
-import dev.turnstile.api.RetryMetrics;
-import dev.turnstile.api.RetryPolicy;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.retry.RetryExhaustedException;
+import dev.turnstile.api.retry.RetryMetrics;
+import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.spi.HostTransactions;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.core.IntervalFunction;
 import io.github.resilience4j.retry.Retry;

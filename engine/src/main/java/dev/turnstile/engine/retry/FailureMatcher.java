@@ -2,7 +2,7 @@ package dev.turnstile.engine.retry;
 
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 
 import java.util.ArrayList;
 import java.util.List;

@@ -1,8 +1,8 @@
 package dev.turnstile.engine.retry;
 
-import dev.turnstile.api.RetryMetrics;
-import dev.turnstile.api.RetryPolicy;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.retry.RetryMetrics;
+import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 
 import java.time.Duration;
 import java.util.function.Supplier;

@@ -1,10 +1,10 @@
 package dev.turnstile.engine.treelock;
 
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.TreeLockHandle;
-import dev.turnstile.api.TreeLockMode;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockMode;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 
 import java.time.Instant;
 import java.util.Map;

@@ -3,11 +3,11 @@ package dev.turnstile.engine.treelock;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.TreeLockHandle;
-import dev.turnstile.api.TreeLockInfo;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreeLocks;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockInfo;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreeLocks;
+import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
@@ -21,8 +21,8 @@ import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
 import java.util.UUID;
-import java.util.concurrent.atomic.LongAdder;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
 
 /**
  * Tree locks on the database, shared by every process on it. An attempt writes the request's

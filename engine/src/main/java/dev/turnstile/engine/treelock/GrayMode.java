@@ -1,8 +1,8 @@
 package dev.turnstile.engine.treelock;
 
-import dev.turnstile.api.TreeLockMode;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.treelock.TreeLockMode;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 
 import java.util.Collections;
 import java.util.Comparator;

@@ -1,9 +1,9 @@
 package dev.turnstile.engine.treelock;
 
-import dev.turnstile.api.TreeLockInfo;
-import dev.turnstile.api.TreeLockMode;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.treelock.TreeLockInfo;
+import dev.turnstile.api.treelock.TreeLockMode;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.Sql;

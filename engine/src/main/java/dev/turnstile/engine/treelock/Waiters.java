@@ -1,8 +1,8 @@
 package dev.turnstile.engine.treelock;
 
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.db.Notifications;
 
 import java.util.Collection;

@@ -1,18 +1,18 @@
 package dev.turnstile.engine.changes;
 
-import dev.turnstile.api.Change;
-import dev.turnstile.api.ChangeDispatcher;
-import dev.turnstile.api.ChangeFeed;
-import dev.turnstile.api.ChangeFilter;
-import dev.turnstile.api.ChangeKind;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
-import dev.turnstile.api.DeliveryMode;
-import dev.turnstile.api.DispatcherConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.ObjectStore;
-import dev.turnstile.api.QueuedChange;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.changes.Change;
+import dev.turnstile.api.changes.ChangeDispatcher;
+import dev.turnstile.api.changes.ChangeFeed;
+import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangeKind;
+import dev.turnstile.api.changes.DeliveryMode;
+import dev.turnstile.api.changes.DispatcherConfig;
+import dev.turnstile.api.changes.QueuedChange;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.MutableClock;
 import org.awaitility.Awaitility;

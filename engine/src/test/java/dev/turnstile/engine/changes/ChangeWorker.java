@@ -1,10 +1,10 @@
 package dev.turnstile.engine.changes;
 
-import dev.turnstile.api.ChangeDispatcher;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.DispatchReport;
-import dev.turnstile.api.DispatcherConfig;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.changes.ChangeDispatcher;
+import dev.turnstile.api.changes.DispatchReport;
+import dev.turnstile.api.changes.DispatcherConfig;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

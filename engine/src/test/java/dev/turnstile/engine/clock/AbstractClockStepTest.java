@@ -1,19 +1,19 @@
 package dev.turnstile.engine.clock;
 
-import dev.turnstile.api.ChangeFilter;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
-import dev.turnstile.api.DeliveryMode;
-import dev.turnstile.api.DispatchReport;
-import dev.turnstile.api.DispatcherConfig;
-import dev.turnstile.api.EditResource;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.DeliveryMode;
+import dev.turnstile.api.changes.DispatchReport;
+import dev.turnstile.api.changes.DispatcherConfig;
+import dev.turnstile.api.editlock.EditResource;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.ChildJvm;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -154,7 +154,7 @@ class EngineConfigFileTest {
     void editLocksSection_readsThePapersKeys_andNamesBadValues() throws IOException {
         EngineConfig config = EngineConfigFile.read(write("editLocks:\n  types:\n    wiki:\n      heartbeat: 120000\n"
                 + "      timeout: 3600000\n      isMinimum: 1\n      htmlTags: \"p；pre\"\n      maxLocksPerUser: 5\n"));
-        assertThat(config.editLockTypes().get("wiki")).isEqualTo(new dev.turnstile.api.EditLockConfig(Duration.ofMinutes(2),
+        assertThat(config.editLockTypes().get("wiki")).isEqualTo(new dev.turnstile.api.editlock.EditLockConfig(Duration.ofMinutes(2),
                 Duration.ofHours(1), true, java.util.List.of("p", "pre"), 5));
         Path bad = write("editLocks:\n  types:\n    wiki:\n      isMinimum: 2\n");
         assertThatThrownBy(() -> EngineConfigFile.read(bad)).hasMessage("E_CONFIG_INVALID: " + bad
@@ -224,10 +224,10 @@ class EngineConfigFileTest {
         EngineConfig config = EngineConfigFile.read(file);
         assertThat(config.dispenserAdminRole()).isEqualTo("numbering-admin");
         var invoice = config.dispensers().get("invoice");
-        assertThat(invoice.strategy()).isEqualTo(dev.turnstile.api.DispenserStrategy.PESSIMISTIC);
+        assertThat(invoice.strategy()).isEqualTo(dev.turnstile.api.dispenser.DispenserStrategy.PESSIMISTIC);
         assertThat(invoice.start()).isEqualTo(1000);
         assertThat(invoice.format()).isEqualTo("INV-{yyyy}-{seq:6}");
-        assertThat(invoice.reset()).isEqualTo(dev.turnstile.api.ResetPeriod.YEARLY);
+        assertThat(invoice.reset()).isEqualTo(dev.turnstile.api.dispenser.ResetPeriod.YEARLY);
         assertThat(invoice.retryPolicy()).isEqualTo("patient");
         assertThat(invoice.lockTimeoutSeconds()).isEqualTo(12);
         assertThat(invoice.register()).isTrue();

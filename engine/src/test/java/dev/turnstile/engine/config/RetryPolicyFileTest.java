@@ -3,7 +3,7 @@ package dev.turnstile.engine.config;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;

@@ -3,7 +3,7 @@ package dev.turnstile.engine.db;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.RegisterReport;
+import dev.turnstile.api.dispenser.RegisterReport;
 import dev.turnstile.engine.LogCapture;
 import dev.turnstile.engine.TestDatabases;
 import org.flywaydb.core.Flyway;
@@ -189,7 +189,7 @@ class MigrationsTest {
                 .table(Migrations.HISTORY_TABLE).locations(Migrations.location("MariaDB")).load().migrate();
         try (ContentEngine engine = ContentEngine.open(EngineConfig.from(host).migrate(false).build())) {
             engine.session("carol", java.util.Set.of("dispenser-admin")).dispensers()
-                    .create("host-run", dev.turnstile.api.DispenserConfig.builder().build());
+                    .create("host-run", dev.turnstile.api.dispenser.DispenserConfig.builder().build());
             assertThat(engine.session("wf").dispensers().get("host-run").next(1).first()).isEqualTo(1);
         }
         assertThat(history(host)).containsExactly("1 SQL true");

@@ -1,10 +1,10 @@
 package dev.turnstile.engine.db;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.dispenser.DispenserConfig;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;

@@ -1,9 +1,9 @@
 package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.DispenserConfig;
-import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterAll;

@@ -2,7 +2,7 @@ package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.NumberBlock;
+import dev.turnstile.api.dispenser.NumberBlock;
 import org.junit.jupiter.api.Test;
 
 import java.time.Duration;

@@ -1,14 +1,14 @@
 package dev.turnstile.engine.dispenser;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.DispenserConfig;
-import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.Document;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispenserStrategy;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

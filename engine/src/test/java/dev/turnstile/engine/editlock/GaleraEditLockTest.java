@@ -1,14 +1,14 @@
 package dev.turnstile.engine.editlock;
 
-import dev.turnstile.api.Article;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.EditLock;
-import dev.turnstile.api.EditLockConfig;
-import dev.turnstile.api.EditLockResult;
-import dev.turnstile.api.EditResource;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.SaveResult;
+import dev.turnstile.api.editlock.Article;
+import dev.turnstile.api.editlock.EditLock;
+import dev.turnstile.api.editlock.EditLockConfig;
+import dev.turnstile.api.editlock.EditLockResult;
+import dev.turnstile.api.editlock.EditResource;
+import dev.turnstile.api.editlock.SaveResult;
 import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -1,15 +1,15 @@
 package dev.turnstile.engine.faults;
 
-import dev.turnstile.api.ChangeFilter;
-import dev.turnstile.api.ChangeKind;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
-import dev.turnstile.api.DeliveryMode;
-import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangeKind;
+import dev.turnstile.api.changes.DeliveryMode;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterEach;

@@ -1,25 +1,25 @@
 package dev.turnstile.engine.faults;
 
-import dev.turnstile.api.ChangeDispatcher;
-import dev.turnstile.api.ChangeFeed;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.DispenserConfig;
-import dev.turnstile.api.DispatcherConfig;
-import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.Document;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.Locking;
 import dev.turnstile.api.ObjectStore;
-import dev.turnstile.api.QueuedChange;
 import dev.turnstile.api.RefreshMode;
-import dev.turnstile.api.RetryPolicy;
-import dev.turnstile.api.RetryPolicyConfig;
-import dev.turnstile.api.TreeLockHandle;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.changes.ChangeDispatcher;
+import dev.turnstile.api.changes.ChangeFeed;
+import dev.turnstile.api.changes.DispatcherConfig;
+import dev.turnstile.api.changes.QueuedChange;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.ChildJvm;
 
 import java.io.BufferedReader;

@@ -1,8 +1,8 @@
 package dev.turnstile.engine.faults;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.DispenserConfig;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.LogCapture;
 import dev.turnstile.engine.TestDatabases;

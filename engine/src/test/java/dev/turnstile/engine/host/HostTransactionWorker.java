@@ -3,11 +3,11 @@ package dev.turnstile.engine.host;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.DispenserConfig;
-import dev.turnstile.api.DispenserStrategy;
 import dev.turnstile.api.EngineConfig;
-import dev.turnstile.api.JdbcHostTransactions;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.spi.JdbcHostTransactions;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;

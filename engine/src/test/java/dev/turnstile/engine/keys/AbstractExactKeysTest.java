@@ -1,14 +1,14 @@
 package dev.turnstile.engine.keys;
 
-import dev.turnstile.api.ChangeFilter;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.DeliveryMode;
-import dev.turnstile.api.EditResource;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.ObjectStore;
-import dev.turnstile.api.TreeLockHandle;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.DeliveryMode;
+import dev.turnstile.api.editlock.EditResource;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

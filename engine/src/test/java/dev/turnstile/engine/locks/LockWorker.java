@@ -3,10 +3,10 @@ package dev.turnstile.engine.locks;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineConfig;
-import dev.turnstile.api.Locking;
 import dev.turnstile.api.RefreshMode;
-import dev.turnstile.api.RetryPolicy;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

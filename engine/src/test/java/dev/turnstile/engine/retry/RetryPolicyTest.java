@@ -2,10 +2,10 @@ package dev.turnstile.engine.retry;
 
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.RetryExhaustedException;
-import dev.turnstile.api.RetryMetrics;
-import dev.turnstile.api.RetryPolicy;
-import dev.turnstile.api.RetryPolicyConfig;
+import dev.turnstile.api.retry.RetryExhaustedException;
+import dev.turnstile.api.retry.RetryMetrics;
+import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 import io.github.resilience4j.core.IntervalFunction;
 import jakarta.persistence.OptimisticLockException;
 import jakarta.persistence.RollbackException;

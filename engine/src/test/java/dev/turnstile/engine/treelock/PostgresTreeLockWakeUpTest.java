@@ -2,10 +2,10 @@ package dev.turnstile.engine.treelock;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
-import dev.turnstile.api.RetryPolicyConfig;
-import dev.turnstile.api.TreeLockHandle;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.Test;

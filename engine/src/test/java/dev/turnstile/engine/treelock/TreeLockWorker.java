@@ -2,10 +2,10 @@ package dev.turnstile.engine.treelock;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
-import dev.turnstile.api.TreeLockHandle;
-import dev.turnstile.api.TreeLockMode;
-import dev.turnstile.api.TreeLockRequest;
-import dev.turnstile.api.TreePath;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockMode;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;

@@ -1,15 +1,15 @@
 package dev.turnstile.samples.server;
 
-import dev.turnstile.api.ClientLag;
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.Dispenser;
-import dev.turnstile.api.Dispensers;
-import dev.turnstile.api.EditAuditEntry;
-import dev.turnstile.api.EditLock;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ObjectLockInfo;
-import dev.turnstile.api.RegisterReport;
-import dev.turnstile.api.TreeLockInfo;
+import dev.turnstile.api.changes.ClientLag;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.Dispensers;
+import dev.turnstile.api.dispenser.RegisterReport;
+import dev.turnstile.api.editlock.EditAuditEntry;
+import dev.turnstile.api.editlock.EditLock;
+import dev.turnstile.api.treelock.TreeLockInfo;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 

@@ -1,14 +1,14 @@
 package dev.turnstile.samples.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import dev.turnstile.api.Article;
-import dev.turnstile.api.EditLock;
-import dev.turnstile.api.EditLockResult;
-import dev.turnstile.api.EditLocks;
-import dev.turnstile.api.EditResource;
-import dev.turnstile.api.EditStatus;
-import dev.turnstile.api.Paragraph;
-import dev.turnstile.api.SaveResult;
+import dev.turnstile.api.editlock.Article;
+import dev.turnstile.api.editlock.EditLock;
+import dev.turnstile.api.editlock.EditLockResult;
+import dev.turnstile.api.editlock.EditLocks;
+import dev.turnstile.api.editlock.EditResource;
+import dev.turnstile.api.editlock.EditStatus;
+import dev.turnstile.api.editlock.Paragraph;
+import dev.turnstile.api.editlock.SaveResult;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 

@@ -1,5 +1,0 @@
-package dev.turnstile.api;
-
-/** One paragraph of an article: its stable id and its HTML. */
-public record Paragraph(String id, String html) {
-}

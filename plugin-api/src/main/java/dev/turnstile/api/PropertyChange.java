@@ -1,5 +1,0 @@
-package dev.turnstile.api;
-
-/** A property's value before and after a change (null when it had or has none). */
-public record PropertyChange(Object oldValue, Object newValue) {
-}

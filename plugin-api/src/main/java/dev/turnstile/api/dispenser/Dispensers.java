@@ -1,0 +1,30 @@
+package dev.turnstile.api.dispenser;
+
+import dev.turnstile.api.ExceptionCode;
+
+import java.util.List;
+import java.util.Set;
+
+/** The dispensers of one session (numbers are registered to its user). */
+public interface Dispensers {
+    /** A dispenser created earlier (by any process) or configured; {@link ExceptionCode#E_OBJECT_NOT_FOUND} otherwise. */
+    Dispenser get(String name);
+
+    /** The dispenser with this process's strategy settings. */
+    Dispenser get(String name, DispenserConfig config);
+
+    /**
+     * Admin: creates a dispenser, or returns the existing one if its stored series settings match;
+     * different settings fail with {@link ExceptionCode#E_BAD_VALUE}.
+     */
+    Dispenser create(String name, DispenserConfig config);
+
+    /** The names configured in this engine's turnstile.yaml. */
+    Set<String> configuredNames();
+
+    /**
+     * Admin: every dispenser in the database, by name (configured or created since), sorted;
+     * {@code E_ACCESS_DENIED} without the dispenser admin role.
+     */
+    List<String> names();
+}

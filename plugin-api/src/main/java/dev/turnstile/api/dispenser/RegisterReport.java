@@ -1,0 +1,21 @@
+package dev.turnstile.api.dispenser;
+
+import java.util.List;
+
+/**
+ * A dispenser's series for one period: every number from {@code first} to {@code last} is issued,
+ * voided (issued and then voided, with a reason, or skipped by an admin) or missing; a complete
+ * series has no missing number. The counts cover the whole period; {@code missing} lists the
+ * missing ranges in order, as many as were asked for from the number asked for
+ * ({@link Dispenser#report(long, int)}), so a report costs the same however long the series.
+ */
+public record RegisterReport(String dispenser, String period, long first, long last, long issued, long voided,
+                             long missingCount, List<NumberRange> missing) {
+    public RegisterReport {
+        missing = List.copyOf(missing);
+    }
+
+    public boolean isComplete() {
+        return missingCount == 0;
+    }
+}

@@ -1,0 +1,55 @@
+package dev.turnstile.api.treelock;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.ExceptionCode;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Locks on the nodes of a hierarchy (site → workshop → bench → operation), shared by every process
+ * on the database. A held node blocks locks on itself, its ancestors and its descendants; nodes
+ * with no such relation are independent. A request is granted whole or not at all, and requests
+ * can never deadlock. Locks are leases: a holder that stops calling
+ * {@link TreeLockHandle#heartbeat()} loses them after {@link EngineConfig#treeLockLease()}, so a
+ * crashed process never blocks a subtree for longer than that.
+ *
+ * <p>A waiter keeps its place: once it has waited, later requests that would lock its nodes or
+ * anything below them wait behind it, so a stream of bench locks cannot starve a workshop.
+ */
+public interface TreeLocks {
+
+    /** Grants the request at once, or returns empty if anything conflicts now. Never waits. */
+    Optional<TreeLockHandle> tryLock(TreeLockRequest request, String owner);
+
+    /** Waits up to {@code maxWait} for the request; empty if it was not granted in that time. */
+    Optional<TreeLockHandle> tryLock(TreeLockRequest request, String owner, Duration maxWait);
+
+    /**
+     * Waits up to {@code maxWait} for the request; fails with {@link ExceptionCode#E_LOCK_TIMEOUT},
+     * naming who blocks it, if it was not granted in that time.
+     */
+    TreeLockHandle lock(TreeLockRequest request, String owner, Duration maxWait);
+
+    /** Locks {@code nodes} exclusively; see {@link #lock(TreeLockRequest, String, Duration)}. */
+    default TreeLockHandle lock(Set<TreePath> nodes, String owner, Duration maxWait) {
+        return lock(TreeLockRequest.exclusive(nodes), owner, maxWait);
+    }
+
+    /** The locks held on {@code subtree}'s root or anywhere below it, oldest first; expired ones included, marked. */
+    List<TreeLockInfo> status(TreePath subtree);
+
+    /** Every lease in the database, oldest first, lapsed ones included (marked). */
+    List<TreeLockInfo> status();
+
+    /**
+     * Reads an operation document: the tree of nodes from the root down to the nodes to lock, as
+     * nested XML elements ({@code <site id="O"><workshop id="A"><bench id="1"/></workshop></site>})
+     * or JSON objects ({@code {"type":"site","id":"O","children":[...]}}). Every leaf is locked,
+     * exclusively unless it says {@code mode="S"}. Fails with {@link ExceptionCode#E_BAD_VALUE}
+     * naming the element and the rule.
+     */
+    TreeLockRequest parseRequest(String document);
+}

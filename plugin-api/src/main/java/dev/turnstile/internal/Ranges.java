@@ -1,0 +1,49 @@
+package dev.turnstile.internal;
+
+import java.time.Duration;
+
+/**
+ * The documented range of every numeric setting, and the one wording a refusal uses ("from 1ms
+ * to 1h"). Comparisons never convert a duration to a number, so no value can overflow on the way.
+ *
+ * <p>Shared by the configuration types of every capability package; not exported by the module
+ * (not part of the API).
+ */
+public final class Ranges {
+    private Ranges() {
+    }
+
+    public static boolean within(Duration d, Duration min, Duration max) {
+        return d != null && d.compareTo(min) >= 0 && d.compareTo(max) <= 0;
+    }
+
+    public static boolean within(long n, long min, long max) {
+        return n >= min && n <= max;
+    }
+
+    public static String from(Duration min, Duration max) {
+        return "from " + text(min) + " to " + text(max);
+    }
+
+    public static String from(long min, long max) {
+        return "from " + String.format(java.util.Locale.ROOT, "%,d", min) + " to " + String.format(java.util.Locale.ROOT, "%,d", max);
+    }
+
+    /** 500ms, 10s, 30m, 24h, 7d: the largest unit that says it exactly. */
+    public static String text(Duration d) {
+        if (d.isZero()) {
+            return "0s";
+        }
+        long ms = d.toMillis();
+        if (ms % 86_400_000 == 0) {
+            return ms / 86_400_000 + "d";
+        }
+        if (ms % 3_600_000 == 0) {
+            return ms / 3_600_000 + "h";
+        }
+        if (ms % 60_000 == 0) {
+            return ms / 60_000 + "m";
+        }
+        return ms % 1000 == 0 ? ms / 1000 + "s" : ms + "ms";
+    }
+}

@@ -1,0 +1,30 @@
+package dev.turnstile.spi;
+
+import dev.turnstile.api.ExceptionCode;
+
+import java.sql.Connection;
+import java.util.Optional;
+
+/**
+ * Where the host application's transaction is. When the host has a transaction active on the
+ * calling thread, {@link #current()} gives its JDBC connection and Turnstile's work on that thread —
+ * saves, object locks, dispenser numbers (also by {@code numberOnCreate}), issued-number registers
+ * and change records — runs on it, without a commit of its own: it commits or rolls back with the
+ * host's transaction. With none, Turnstile runs its own transactions.
+ *
+ * <p>Inside a host transaction nothing is retried (a failed statement may have ended the host's
+ * transaction; the host decides), and operations that need transactions of their own — tree locks,
+ * edit locks, change dispatching — fail with {@link ExceptionCode#E_HOST_TRANSACTION} instead of
+ * half-joining.
+ *
+ * <p>{@link JdbcHostTransactions} is for a host that hands its connection over explicitly; a host
+ * on Spring uses its transaction manager's binding.
+ */
+@FunctionalInterface
+public interface HostTransactions {
+    /** No host transactions: Turnstile always runs its own (the default). */
+    HostTransactions NONE = Optional::empty;
+
+    /** The connection of the host's transaction active on the calling thread, if any. */
+    Optional<Connection> current();
+}
