@@ -143,7 +143,7 @@ final class TreeLockBenchmark implements Callable<Integer> {
              Connection other = database.connect()) {
             for (int i = 0; i < 2 * handovers; i++) { // the first half warms both JVMs up and is not counted
                 long nanos = handOverFrom(in, out, "LOCK", waiter, () -> {
-                    locks.lock(Set.of(bench), "waiter", Duration.ofSeconds(10)).unlock();
+                    locks.lock(Set.of(bench), Duration.ofSeconds(10)).unlock();
                     return null;
                 });
                 if (i >= handovers) {
@@ -199,7 +199,7 @@ final class TreeLockBenchmark implements Callable<Integer> {
             TreeLockHandle held = null;
             for (String command; (command = commands.readLine()) != null && !command.equals("EXIT"); ) {
                 switch (command) {
-                    case "LOCK" -> held = engine.treeLocks().lock(Set.of(bench), "holder", Duration.ofSeconds(10));
+                    case "LOCK" -> held = engine.treeLocks().lock(Set.of(bench), Duration.ofSeconds(10));
                     case "ROW" -> c.createStatement().executeQuery("SELECT id FROM ts_bench_handover WHERE id = 1 FOR UPDATE").close();
                     case "RELEASE" -> {
                         long at = System.nanoTime();
@@ -223,9 +223,9 @@ final class TreeLockBenchmark implements Callable<Integer> {
     }
 
     private static long ourHandOver(TreeLocks locks, TreePath bench, ExecutorService waiter) throws Exception {
-        TreeLockHandle holder = locks.lock(Set.of(bench), "holder", Duration.ofSeconds(10));
+        TreeLockHandle holder = locks.lock(Set.of(bench), Duration.ofSeconds(10));
         Future<Long> granted = waiter.submit(() -> {
-            TreeLockHandle h = locks.lock(Set.of(bench), "waiter", Duration.ofSeconds(10));
+            TreeLockHandle h = locks.lock(Set.of(bench), Duration.ofSeconds(10));
             long at = System.nanoTime();
             h.unlock();
             return at;
@@ -282,7 +282,7 @@ final class TreeLockBenchmark implements Callable<Integer> {
             });
             double ours = perSecond(threads, t -> {
                 TreeLockRequest r = TreeLockRequest.exclusive(bench(site, t));
-                return () -> locks.tryLock(r, "bench", Duration.ofSeconds(10)).orElseThrow().unlock();
+                return () -> locks.tryLock(r, Duration.ofSeconds(10)).orElseThrow().unlock();
             });
             SeedTreeLock seed = new SeedTreeLock();
             double seedRate = perSecond(threads, t -> {
@@ -371,7 +371,7 @@ final class TreeLockBenchmark implements Callable<Integer> {
                 toHold.add(operation(site, random.nextInt(5), random.nextInt(benches), random.nextInt(10)));
             }
             for (TreePath op : toHold) {
-                ourHeld.add(locks.tryLock(TreeLockRequest.exclusive(op), "held").orElseThrow());
+                ourHeld.add(locks.tryLock(TreeLockRequest.exclusive(op)).orElseThrow());
                 seed.tryLock(Set.of(op), 0);
             }
             long[] ourWorkshop = new long[200];
@@ -438,7 +438,7 @@ final class TreeLockBenchmark implements Callable<Integer> {
 
     private static long timeOurs(TreeLocks locks, TreePath node) {
         long start = System.nanoTime();
-        TreeLockHandle h = locks.tryLock(TreeLockRequest.exclusive(node), "probe").orElseThrow();
+        TreeLockHandle h = locks.tryLock(TreeLockRequest.exclusive(node)).orElseThrow();
         long took = System.nanoTime() - start;
         h.unlock();
         return took;

@@ -6,19 +6,19 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.Session;
 import dev.turnstile.api.changes.ChangeFeed;
-import dev.turnstile.api.editlock.EditLocks;
+import dev.turnstile.engine.editlock.DefaultEditLocks;
 import dev.turnstile.api.retry.RetryPolicies;
 import dev.turnstile.api.retry.RetryPolicyConfig;
-import dev.turnstile.api.treelock.TreeLocks;
+import dev.turnstile.engine.treelock.DefaultTreeLocks;
 import dev.turnstile.engine.changes.DefaultChangeFeed;
 import dev.turnstile.engine.config.EngineConfigFile;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.dispenser.DispenserServices;
-import dev.turnstile.engine.editlock.DefaultEditLocks;
+import dev.turnstile.engine.editlock.EditLockService;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
 import dev.turnstile.engine.retry.PolicyFileWatch;
-import dev.turnstile.engine.treelock.DefaultTreeLocks;
+import dev.turnstile.engine.treelock.TreeLockService;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -37,9 +37,9 @@ final class DefaultContentEngine implements ContentEngine {
     private final DefaultRetryPolicies retryPolicies;
     private final PolicyFileWatch policyWatch;
     private final DispenserServices dispensers;
-    private final DefaultTreeLocks treeLocks;
+    private final TreeLockService treeLocks;
     private final DefaultChangeFeed changes;
-    private final DefaultEditLocks editLocks;
+    private final EditLockService editLocks;
 
     /** Reads the engine's files again for a reload: none for a configuration built in code or bound from a Spring environment. */
     private static Supplier<Map<String, RetryPolicyConfig>> files(EngineConfig config) {
@@ -94,17 +94,17 @@ final class DefaultContentEngine implements ContentEngine {
         }
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
         entities.addAll(DispenserServices.ENTITIES);
-        entities.addAll(DefaultTreeLocks.ENTITIES);
+        entities.addAll(TreeLockService.ENTITIES);
         entities.addAll(DefaultChangeFeed.ENTITIES);
-        entities.addAll(DefaultEditLocks.ENTITIES);
+        entities.addAll(EditLockService.ENTITIES);
         this.database = new Database(config, entities);
         try {
             this.objects = new ObjectStoreServices(database, config.lockBreakerRole());
             this.dispensers = new DispenserServices(objects, database, retryPolicies, config.dispensers(),
                     config.dispenserAdminRole());
-            this.treeLocks = new DefaultTreeLocks(database, retryPolicies, config);
+            this.treeLocks = new TreeLockService(database, retryPolicies, config);
             this.changes = new DefaultChangeFeed(database, objects, config.changesEnabled());
-            this.editLocks = new DefaultEditLocks(database, objects, config);
+            this.editLocks = new EditLockService(database, objects, config);
             this.policyWatch = config.retryReloadWatch() ? new PolicyFileWatch(retryPolicies, config.policyFile() == null
                     ? List.of(Path.of(config.source())) : List.of(Path.of(config.source()), Path.of(config.policyFile()))) : null;
         } catch (RuntimeException e) {
@@ -120,22 +120,13 @@ final class DefaultContentEngine implements ContentEngine {
                     "must be a non-blank name of at most " + MAX_USER_LENGTH + " characters");
         }
         Set<String> copy = Set.copyOf(roles);
-        return new DefaultSession(this, user, copy, objects.objectStore(user, copy), dispensers.dispensers(user, copy));
-    }
-
-    @Override
-    public EditLocks editLocks() {
-        return editLocks;
+        return new DefaultSession(this, user, copy, objects.objectStore(user, copy), dispensers.dispensers(user, copy),
+                new DefaultEditLocks(editLocks, user), new DefaultTreeLocks(treeLocks, user));
     }
 
     @Override
     public ChangeFeed changes() {
         return changes;
-    }
-
-    @Override
-    public TreeLocks treeLocks() {
-        return treeLocks;
     }
 
     @Override
@@ -160,7 +151,7 @@ final class DefaultContentEngine implements ContentEngine {
         return dispensers;
     }
 
-    DefaultTreeLocks defaultTreeLocks() {
+    TreeLockService treeLockService() {
         return treeLocks;
     }
 

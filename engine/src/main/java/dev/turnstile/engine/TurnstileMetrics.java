@@ -7,7 +7,7 @@ import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.retry.RetryMetrics;
 import dev.turnstile.engine.dispenser.DispenserCounts;
 import dev.turnstile.engine.objects.LockCounts;
-import dev.turnstile.engine.treelock.DefaultTreeLocks;
+import dev.turnstile.engine.treelock.TreeLockService;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -76,11 +76,11 @@ public final class TurnstileMetrics implements MeterBinder {
         FunctionTimer.builder("turnstile.lock.held", locks, LockCounts::released, LockCounts::heldNanos, TimeUnit.NANOSECONDS)
                 .description("Cooperative locks taken and released through this engine, and how long they were held")
                 .register(registry);
-        DefaultTreeLocks trees = engine.defaultTreeLocks();
-        FunctionTimer.builder("turnstile.treelock.acquire", trees, DefaultTreeLocks::granted, DefaultTreeLocks::grantedNanos,
+        TreeLockService trees = engine.treeLockService();
+        FunctionTimer.builder("turnstile.treelock.acquire", trees, TreeLockService::granted, TreeLockService::grantedNanos,
                 TimeUnit.NANOSECONDS).description("Tree lock requests granted, and the time to the grant")
                 .tag("outcome", "granted").register(registry);
-        FunctionTimer.builder("turnstile.treelock.acquire", trees, DefaultTreeLocks::refused, DefaultTreeLocks::refusedNanos,
+        FunctionTimer.builder("turnstile.treelock.acquire", trees, TreeLockService::refused, TreeLockService::refusedNanos,
                 TimeUnit.NANOSECONDS).description("Tree lock requests refused (timed out, or busy for tryLock)")
                 .tag("outcome", "refused").register(registry);
         if (engine.config().changesEnabled()) {

@@ -72,8 +72,8 @@ class TurnstileMetricsTest {
             counted.save(dev.turnstile.api.RefreshMode.REFRESH);
 
             TreePath site = TreePath.root("site", tag);
-            try (TreeLockHandle held = engine.treeLocks().lock(Set.of(site), "a", Duration.ofSeconds(30))) {
-                assertThat(engine.treeLocks().tryLock(dev.turnstile.api.treelock.TreeLockRequest.exclusive(site), "b")).isEmpty();
+            try (TreeLockHandle held = engine.session("a").treeLocks().lock(Set.of(site), Duration.ofSeconds(30))) {
+                assertThat(engine.session("b").treeLocks().tryLock(dev.turnstile.api.treelock.TreeLockRequest.exclusive(site))).isEmpty();
             }
             engine.session("u").objectStore().createDocument("Document").save(dev.turnstile.api.RefreshMode.REFRESH);
 

@@ -5,12 +5,23 @@ import java.util.UUID;
 
 /** What a {@link ChangePreprocessor} sees of the change being saved. */
 public interface ChangeContext {
-    enum Action { CREATE, UPDATE, DELETE }
+    /** What the save does to the object. */
+    enum Action {
+        /** The save creates the object. */
+        CREATE,
+        /** The save changes an existing object. */
+        UPDATE,
+        /** The save deletes the object. */
+        DELETE
+    }
 
+    /** Whether the save creates, changes or deletes the object. */
     Action action();
 
+    /** The class of the object being saved. */
     String className();
 
+    /** The id of the object being saved. */
     UUID objectId();
 
     /** The user of the saving session. */

@@ -7,5 +7,6 @@ package dev.turnstile.api;
  */
 @FunctionalInterface
 public interface ChangePreprocessor {
+    /** Sees, and may change, the values a save is about to write; throwing rolls the save back. */
     void preprocessObjectChange(ChangeContext change);
 }

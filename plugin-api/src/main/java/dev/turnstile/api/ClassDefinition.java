@@ -8,11 +8,14 @@ import java.util.Optional;
 public interface ClassDefinition {
     /** The built-in root classes; every class descends from exactly one of them. */
     String CUSTOM_OBJECT = "CustomObject";
+    /** The built-in lockable class of documents. */
     String DOCUMENT = "Document";
+    /** The built-in lockable class of folders. */
     String FOLDER = "Folder";
     /** A relationship between two objects: not lockable, as in FileNet. */
     String LINK = "Link";
 
+    /** The class name, unique in the object store. */
     String getName();
 
     /** Null for the built-in root classes. */
@@ -37,6 +40,7 @@ public interface ClassDefinition {
     /** Custom properties, inherited first, in definition order. */
     List<PropertyDefinition> getPropertyDefinitions();
 
+    /** The definition of property {@code name} (own or inherited), if the class has one. */
     Optional<PropertyDefinition> getPropertyDefinition(String name);
 
     /** Name to definition, in definition order. */

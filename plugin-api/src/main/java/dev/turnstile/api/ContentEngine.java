@@ -24,6 +24,7 @@ public interface ContentEngine extends AutoCloseable {
         return provider().open(configFile);
     }
 
+    /** Opens an engine configured in code. */
     static ContentEngine open(EngineConfig config) {
         return provider().open(config);
     }
@@ -66,11 +67,22 @@ public interface ContentEngine extends AutoCloseable {
         return session(SYSTEM_USER).dispensers();
     }
 
-    /** Locks on the nodes of hierarchies, shared with every process on this database. */
-    TreeLocks treeLocks();
+    /**
+     * Locks on the nodes of hierarchies, shared with every process on this database, held as
+     * {@link #SYSTEM_USER}; use a session's to hold them as its user.
+     */
+    default TreeLocks treeLocks() {
+        return session(SYSTEM_USER).treeLocks();
+    }
 
-    /** Web edit locks with heartbeat, timeout and paragraph granularity. */
-    EditLocks editLocks();
+    /**
+     * Web edit locks with heartbeat, timeout and paragraph granularity, held as {@link #SYSTEM_USER}
+     * (for an operator's console: status, held locks, audit); an editor's locks are taken through
+     * its own session's.
+     */
+    default EditLocks editLocks() {
+        return session(SYSTEM_USER).editLocks();
+    }
 
     /** The change feed of this engine's object store. */
     ChangeFeed changes();
@@ -78,8 +90,10 @@ public interface ContentEngine extends AutoCloseable {
     /** The named retry policies of the configuration, and {@value RetryPolicies#DEFAULT}. */
     RetryPolicies retryPolicies();
 
+    /** The configuration the engine was opened with. */
     EngineConfig config();
 
+    /** The database work the engine has done since it opened (transactions, statements by kind). */
     EngineStatistics statistics();
 
     @Override

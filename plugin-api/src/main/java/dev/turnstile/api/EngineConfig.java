@@ -27,23 +27,36 @@ import javax.sql.DataSource;
  * connections, {@link #DEFAULT_CONNECTION_TIMEOUT}, and the database's clock.
  */
 public final class EngineConfig {
+    /** The embedded default: an H2 file database under {@code ./turnstile-data}, shareable by several processes. */
     public static final String DEFAULT_JDBC_URL =
             "jdbc:h2:file:./turnstile-data/turnstile;AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000";
+    /** Connections in the engine's own pool unless {@code database.maxPoolSize} says otherwise. */
     public static final int DEFAULT_MAX_POOL_SIZE = 10;
+    /** How long a call waits for a pooled connection by default. */
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
+    /** The role that may unlock cooperative locks other users hold, by default. */
     public static final String DEFAULT_LOCK_BREAKER_ROLE = "lock-breaker";
+    /** The role that may void numbers and read the register, by default. */
     public static final String DEFAULT_DISPENSER_ADMIN_ROLE = "dispenser-admin";
+    /** How long a tree lock lasts past its last heartbeat, by default. */
     public static final Duration DEFAULT_TREE_LOCK_LEASE = Duration.ofSeconds(30);
+    /** The retry policy whose waits pace tree-lock waiters, by default. */
     public static final String DEFAULT_TREE_LOCK_RETRY_POLICY = "tree-lock";
     /** Ranges of the numeric settings (a value outside fails with {@code E_CONFIG_INVALID}). */
     public static final int MAX_POOL_SIZE = 1000;
+    /** The shortest connection timeout accepted. */
     public static final Duration MIN_CONNECTION_TIMEOUT = Duration.ofMillis(250);
+    /** The longest connection timeout accepted. */
     public static final Duration MAX_CONNECTION_TIMEOUT = Duration.ofMinutes(10);
+    /** The shortest tree-lock lease accepted. */
     public static final Duration MIN_TREE_LOCK_LEASE = Duration.ofSeconds(1);
+    /** The longest tree-lock lease accepted. */
     public static final Duration MAX_TREE_LOCK_LEASE = Duration.ofDays(1);
     /** How long edit-lock audit rows are kept, by default, and the range of the setting. */
     public static final Duration DEFAULT_EDIT_AUDIT_RETENTION = Duration.ofDays(366);
+    /** The shortest edit-lock audit retention accepted. */
     public static final Duration MIN_EDIT_AUDIT_RETENTION = Duration.ofDays(1);
+    /** The longest edit-lock audit retention accepted. */
     public static final Duration MAX_EDIT_AUDIT_RETENTION = Duration.ofDays(36_600);
 
     private final String jdbcUrl;
@@ -92,10 +105,12 @@ public final class EngineConfig {
         this.retryReloadWatch = b.retryReloadWatch;
     }
 
+    /** A builder starting from the defaults. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** The defaults: the embedded H2 database, no named policies, dispensers or edit-lock types. */
     public static EngineConfig ofDefaults() {
         return builder().build();
     }
@@ -129,18 +144,22 @@ public final class EngineConfig {
         return hostTransactions;
     }
 
+    /** The database user of the engine's own pool. */
     public String username() {
         return username;
     }
 
+    /** The database password of the engine's own pool. */
     public String password() {
         return password;
     }
 
+    /** The most connections the engine's own pool opens. */
     public int maxPoolSize() {
         return maxPoolSize;
     }
 
+    /** How long a call waits for a connection of the engine's own pool. */
     public Duration connectionTimeout() {
         return connectionTimeout;
     }
@@ -238,6 +257,7 @@ public final class EngineConfig {
                 + ", retryReloadWatch=" + retryReloadWatch + "}";
     }
 
+    /** Builds an {@link EngineConfig}; each setter refuses a bad value with {@code E_CONFIG_INVALID} naming it. */
     public static final class Builder {
         private String jdbcUrl = DEFAULT_JDBC_URL;
         private DataSource dataSource;
@@ -264,6 +284,7 @@ public final class EngineConfig {
         private Builder() {
         }
 
+        /** Sets the edit-lock settings of one resource type. */
         public Builder editLockType(String type, EditLockConfig config) {
             if (!EditResource.isType(type)) {
                 throw EngineRuntimeException.configInvalid(source, "editLocks.types", type,
@@ -273,17 +294,23 @@ public final class EngineConfig {
             return this;
         }
 
+        /** Replaces the edit-lock settings of every resource type. */
         public Builder editLockTypes(Map<String, EditLockConfig> all) {
             editLockTypes.clear();
             all.forEach(this::editLockType);
             return this;
         }
 
+        /** Whether saves record changes for the change feed (on by default). */
         public Builder changesEnabled(boolean enabled) {
             this.changesEnabled = enabled;
             return this;
         }
 
+        /**
+         * How long a tree lock lasts past its last heartbeat ({@link #MIN_TREE_LOCK_LEASE} to
+         * {@link #MAX_TREE_LOCK_LEASE}).
+         */
         public Builder treeLockLease(Duration lease) {
             if (!Ranges.within(lease, MIN_TREE_LOCK_LEASE, MAX_TREE_LOCK_LEASE)) {
                 throw EngineRuntimeException.configInvalid(source, "treeLocks.lease", lease,
@@ -293,6 +320,7 @@ public final class EngineConfig {
             return this;
         }
 
+        /** How long edit-lock audit rows are kept before the sweep deletes them. */
         public Builder editAuditRetention(Duration retention) {
             if (!Ranges.within(retention, MIN_EDIT_AUDIT_RETENTION, MAX_EDIT_AUDIT_RETENTION)) {
                 throw EngineRuntimeException.configInvalid(source, "editLocks.auditRetention", retention,
@@ -302,6 +330,7 @@ public final class EngineConfig {
             return this;
         }
 
+        /** The named retry policy whose waits pace tree-lock waiters. */
         public Builder treeLockRetryPolicy(String policy) {
             if (policy == null || policy.isBlank()) {
                 throw EngineRuntimeException.configInvalid(source, "treeLocks.retryPolicy", policy, "must be a policy name");
@@ -310,6 +339,7 @@ public final class EngineConfig {
             return this;
         }
 
+        /** The role that may void numbers and read the register. */
         public Builder dispenserAdminRole(String role) {
             if (role == null || role.isBlank()) {
                 throw EngineRuntimeException.configInvalid(source, "dispensers.adminRole", role, "must be a role name");
@@ -318,6 +348,7 @@ public final class EngineConfig {
             return this;
         }
 
+        /** Adds or replaces the dispenser {@code name}. */
         public Builder dispenser(String name, DispenserConfig config) {
             if (name == null || !name.matches("[A-Za-z0-9_.-]{1,64}")) {
                 throw EngineRuntimeException.configInvalid(source, "dispensers.series", name,
@@ -327,12 +358,14 @@ public final class EngineConfig {
             return this;
         }
 
+        /** Replaces every configured dispenser. */
         public Builder dispensers(Map<String, DispenserConfig> all) {
             dispensers.clear();
             all.forEach(this::dispenser);
             return this;
         }
 
+        /** The role that may unlock cooperative locks other users hold. */
         public Builder lockBreakerRole(String role) {
             if (role == null || role.isBlank()) {
                 throw EngineRuntimeException.configInvalid(source, "locks.breakerRole", role, "must be a role name");
@@ -341,6 +374,7 @@ public final class EngineConfig {
             return this;
         }
 
+        /** Adds or replaces the retry policy {@code name}. */
         public Builder retryPolicy(String name, RetryPolicyConfig config) {
             if (name == null || !name.matches("[A-Za-z0-9_.-]{1,64}")) {
                 throw EngineRuntimeException.configInvalid(source, "retry.instances", name,
@@ -350,12 +384,14 @@ public final class EngineConfig {
             return this;
         }
 
+        /** Replaces every named retry policy. */
         public Builder retryPolicies(Map<String, RetryPolicyConfig> policies) {
             retryPolicies.clear();
             policies.forEach(this::retryPolicy);
             return this;
         }
 
+        /** The database of the engine's own pool (H2, PostgreSQL or MariaDB JDBC URL). */
         public Builder jdbcUrl(String jdbcUrl) {
             if (jdbcUrl == null || !jdbcUrl.startsWith("jdbc:")) {
                 throw EngineRuntimeException.configInvalid(source, "database.url", jdbcUrl, "must start with jdbc:");
@@ -364,16 +400,19 @@ public final class EngineConfig {
             return this;
         }
 
+        /** The database user of the engine's own pool. */
         public Builder username(String username) {
             this.username = Objects.requireNonNull(username, "username");
             return this;
         }
 
+        /** The database password of the engine's own pool. */
         public Builder password(String password) {
             this.password = Objects.requireNonNull(password, "password");
             return this;
         }
 
+        /** The most connections the engine's own pool opens (1 to MAX_POOL_SIZE). */
         public Builder maxPoolSize(int maxPoolSize) {
             if (!Ranges.within(maxPoolSize, 1, MAX_POOL_SIZE)) {
                 throw EngineRuntimeException.configInvalid(source, "database.maxPoolSize", maxPoolSize, Ranges.from(1, MAX_POOL_SIZE));
@@ -382,6 +421,7 @@ public final class EngineConfig {
             return this;
         }
 
+        /** How long a call waits for a pooled connection (MIN_CONNECTION_TIMEOUT to MAX_CONNECTION_TIMEOUT). */
         public Builder connectionTimeout(Duration connectionTimeout) {
             if (!Ranges.within(connectionTimeout, MIN_CONNECTION_TIMEOUT, MAX_CONNECTION_TIMEOUT)) {
                 throw EngineRuntimeException.configInvalid(source, "database.connectionTimeout", connectionTimeout,
@@ -424,6 +464,7 @@ public final class EngineConfig {
             return this;
         }
 
+        /** The retry policy file the configuration names ({@code retry.policyFile}), resolved. */
         public Builder policyFile(String policyFile) {
             this.policyFile = policyFile;
             return this;
@@ -435,11 +476,13 @@ public final class EngineConfig {
             return this;
         }
 
+        /** Where the configuration came from (a file path), named in error messages. */
         public Builder source(String source) {
             this.source = Objects.requireNonNull(source, "source");
             return this;
         }
 
+        /** The configuration; conflicting settings are refused here with {@code E_CONFIG_INVALID}. */
         public EngineConfig build() {
             return new EngineConfig(this);
         }

@@ -18,6 +18,7 @@ public class EngineRuntimeException extends RuntimeException {
     private final Long requestedUsn;
     private final Long databaseUsn;
 
+    /** An exception of {@code code}; the USNs are those of an {@code E_OBJECT_MODIFIED}, else null. */
     protected EngineRuntimeException(ExceptionCode code, String message, UUID objectId,
                                      Long requestedUsn, Long databaseUsn, Throwable cause) {
         super(code + ": " + message, cause);
@@ -27,6 +28,7 @@ public class EngineRuntimeException extends RuntimeException {
         this.databaseUsn = databaseUsn;
     }
 
+    /** What went wrong, as FileNet names it. */
     public ExceptionCode getExceptionCode() {
         return code;
     }
@@ -46,14 +48,17 @@ public class EngineRuntimeException extends RuntimeException {
         return databaseUsn;
     }
 
+    /** A failure of {@code code} with this message. */
     public static EngineRuntimeException of(ExceptionCode code, String message) {
         return new EngineRuntimeException(code, message, null, null, null, null);
     }
 
+    /** A failure of {@code code} with this message, caused by {@code cause}. */
     public static EngineRuntimeException of(ExceptionCode code, String message, Throwable cause) {
         return new EngineRuntimeException(code, message, null, null, null, cause);
     }
 
+    /** {@code E_OBJECT_MODIFIED}: the save carried a USN other than the stored one; both are named. */
     public static EngineRuntimeException objectModified(String className, UUID id, Long requestedUsn,
                                                         Long databaseUsn) {
         return new EngineRuntimeException(ExceptionCode.E_OBJECT_MODIFIED,
@@ -62,20 +67,24 @@ public class EngineRuntimeException extends RuntimeException {
                 id, requestedUsn, databaseUsn, null);
     }
 
+    /** {@code E_OBJECT_NOT_FOUND}: no object of that class (or a subclass) has that id. */
     public static EngineRuntimeException objectNotFound(String className, UUID id) {
         return new EngineRuntimeException(ExceptionCode.E_OBJECT_NOT_FOUND,
                 "The object " + className + " {" + id + "} was not found", id, null, null, null);
     }
 
+    /** {@code E_CLASS_NOT_FOUND}: no class of that name is defined. */
     public static EngineRuntimeException classNotFound(String className) {
         return of(ExceptionCode.E_CLASS_NOT_FOUND, "The class " + className + " is not defined");
     }
 
+    /** {@code E_PROPERTY_NOT_DEFINED}: the class has no property of that name. */
     public static EngineRuntimeException propertyNotDefined(String className, String property) {
         return of(ExceptionCode.E_PROPERTY_NOT_DEFINED,
                 "The class " + className + " has no property " + property);
     }
 
+    /** {@code E_BAD_VALUE} for a property of an object: class, object, property, value and the rule broken. */
     public static EngineRuntimeException badValue(String className, UUID id, String property, Object value,
                                                   String rule) {
         String where = id == null ? className : className + " {" + id + "}";
@@ -84,22 +93,26 @@ public class EngineRuntimeException extends RuntimeException {
                 id, null, null, null);
     }
 
+    /** {@code E_BAD_VALUE} for an argument: its name, the value and the rule broken. */
     public static EngineRuntimeException badArgument(String argument, Object value, String rule) {
         return of(ExceptionCode.E_BAD_VALUE, "Bad value for " + argument + ": " + describe(value) + " (" + rule + ")");
     }
 
+    /** {@code API_PROPERTY_NOT_IN_CACHE}: the property was not fetched into this instance. */
     public static EngineRuntimeException propertyNotInCache(String className, UUID id, String property) {
         return new EngineRuntimeException(ExceptionCode.API_PROPERTY_NOT_IN_CACHE,
                 "The property " + property + " of " + className + " {" + id + "} was not fetched;"
                         + " fetch it with a property filter that includes it", id, null, null, null);
     }
 
+    /** {@code E_PREPROCESSOR_FAILED}: a change preprocessor threw, and the save was rolled back. */
     public static EngineRuntimeException preprocessorFailed(String className, UUID id, Throwable cause) {
         return new EngineRuntimeException(ExceptionCode.E_PREPROCESSOR_FAILED,
                 "A change preprocessor refused the change of " + className + " {" + id + "}: "
                         + cause.getMessage() + "; nothing was written", id, null, null, cause);
     }
 
+    /** {@code E_OBJECT_LOCKED}: another user holds the cooperative lock; holder, owner text and expiry are named. */
     public static EngineRuntimeException objectLocked(String className, UUID id, String holder, String owner,
                                                       java.time.Instant expiry) {
         return new EngineRuntimeException(ExceptionCode.E_OBJECT_LOCKED,
@@ -107,23 +120,27 @@ public class EngineRuntimeException extends RuntimeException {
                         + (owner == null ? "" : " (owner \"" + owner + "\")") + " until " + expiry, id, null, null, null);
     }
 
+    /** {@code E_OBJECT_NOT_LOCKED}: unlocking an object nobody holds. */
     public static EngineRuntimeException objectNotLocked(String className, UUID id) {
         return new EngineRuntimeException(ExceptionCode.E_OBJECT_NOT_LOCKED,
                 "The object " + className + " {" + id + "} is not locked", id, null, null, null);
     }
 
+    /** {@code E_OBJECT_NOT_LOCKABLE}: only custom objects, documents and folders take locks. */
     public static EngineRuntimeException objectNotLockable(String className, UUID id) {
         return new EngineRuntimeException(ExceptionCode.E_OBJECT_NOT_LOCKABLE,
                 "The object " + className + " {" + id + "} cannot be locked: only CustomObject, Document and Folder"
                         + " classes are lockable", id, null, null, null);
     }
 
+    /** {@code E_ACCESS_DENIED}: the user is neither the holder nor a lock breaker. */
     public static EngineRuntimeException unlockDenied(String className, UUID id, String user, String holder) {
         return new EngineRuntimeException(ExceptionCode.E_ACCESS_DENIED,
                 user + " may not unlock " + className + " {" + id + "}: it is locked by " + holder
                         + " and " + user + " does not have the lock-breaking role", id, null, null, null);
     }
 
+    /** {@code E_INTERRUPTED}: the thread was interrupted while waiting (its interrupt flag is set again). */
     public static EngineRuntimeException interrupted(String what, InterruptedException cause) {
         Thread.currentThread().interrupt();
         return of(ExceptionCode.E_INTERRUPTED, "Interrupted while " + what, cause);

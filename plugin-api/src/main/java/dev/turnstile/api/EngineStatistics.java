@@ -4,10 +4,18 @@ package dev.turnstile.api;
  * Counters of database work an engine has done since it opened: committed or rolled-back
  * transactions, and SQL statements by kind. Take a snapshot before and after and use
  * {@link #since(EngineStatistics)} to count the round trips of an operation.
+ *
+ * @param transactions transactions committed or rolled back
+ * @param statements SQL statements of every kind
+ * @param selects SELECT statements
+ * @param inserts INSERT statements
+ * @param updates UPDATE statements
+ * @param deletes DELETE statements
  */
 public record EngineStatistics(long transactions, long statements, long selects, long inserts, long updates,
                                long deletes) {
 
+    /** The work done between {@code earlier} and this snapshot. */
     public EngineStatistics since(EngineStatistics earlier) {
         return new EngineStatistics(transactions - earlier.transactions, statements - earlier.statements,
                 selects - earlier.selects, inserts - earlier.inserts, updates - earlier.updates,

@@ -11,10 +11,13 @@ import java.util.UUID;
  * unprotected (last writer wins).
  */
 public interface IndependentObject {
+    /** The object's id. */
     UUID getId();
 
+    /** The object's class. */
     String getClassName();
 
+    /** The fetched values and the pending changes of this instance. */
     Properties getProperties();
 
     /** Null for fetchless instances, or after {@link #setUpdateSequenceNumber(Long) set to null}. */
@@ -23,12 +26,16 @@ public interface IndependentObject {
     /** Null turns the next save and fetch into unprotected ones. */
     void setUpdateSequenceNumber(Long usn);
 
+    /** The user whose session created the object. */
     String getCreator();
 
+    /** When the object was created, by the database clock. */
     Instant getDateCreated();
 
+    /** The user whose session saved the object last. */
     String getLastModifier();
 
+    /** When the object was saved last, by the database clock; never goes backwards. */
     Instant getDateLastModified();
 
     /**
@@ -48,6 +55,7 @@ public interface IndependentObject {
      */
     void refresh(PropertyFilter filter);
 
+    /** Takes the stored state whatever the USN, and drops every pending change. */
     default void refresh() {
         refresh(PropertyFilter.ALL);
     }
@@ -62,6 +70,7 @@ public interface IndependentObject {
      */
     void save(RefreshMode refreshMode);
 
+    /** Whether this instance has changes, a lock, an unlock or a delete waiting for {@link #save}. */
     boolean isPendingSave();
 
     /** Drops every pending change ({@code putValue}, delete, lock, unlock); the fetched state stays. */
@@ -103,6 +112,7 @@ public interface IndependentObject {
     /** When the lock expires: DateLastModified + LockTimeout; null if there is no lock. */
     Instant getLockExpiry();
 
+    /** The most characters of a lock's owner text (FileNet's LockOwner). */
     int MAX_LOCK_OWNER_LENGTH = 64;
 
     /** True for an instance from {@code create…} that has not been saved yet. */

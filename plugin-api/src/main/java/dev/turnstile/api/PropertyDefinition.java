@@ -5,6 +5,12 @@ import java.util.Objects;
 /**
  * One property of a class: name, type, whether a value is required, an optional default, and for
  * strings the maximum length.
+ *
+ * @param name the property name
+ * @param type the value type
+ * @param required whether a save without a value is refused
+ * @param defaultValue the value a new object gets, or null
+ * @param maxLength the most characters of a string value
  */
 public record PropertyDefinition(String name, PropertyType type, boolean required, Object defaultValue,
                                  int maxLength) {
@@ -28,6 +34,7 @@ public record PropertyDefinition(String name, PropertyType type, boolean require
         }
     }
 
+    /** An optional property of {@code type} with no default. */
     public static PropertyDefinition of(String name, PropertyType type) {
         return new PropertyDefinition(name, type, false, null, DEFAULT_MAX_LENGTH);
     }

@@ -28,10 +28,12 @@ public final class PropertyFilter {
         return new PropertyFilter(Collections.unmodifiableSet(set));
     }
 
+    /** Whether a fetch with this filter brings {@code propertyName}. */
     public boolean includes(String propertyName) {
         return names == null || names.contains(propertyName);
     }
 
+    /** Whether this filter brings every property. */
     public boolean isAll() {
         return names == null;
     }

@@ -8,8 +8,10 @@ public interface UpdatingBatch {
     /** Adds an object with pending changes; the filter is kept for API compatibility with FileNet. */
     void add(IndependentObject object, PropertyFilter filter);
 
+    /** How many objects the batch holds. */
     int size();
 
+    /** Whether the batch holds objects not yet written by {@link #updateBatch()}. */
     boolean hasPendingExecute();
 
     /** Runs the batch; afterwards it is empty and may be reused. */

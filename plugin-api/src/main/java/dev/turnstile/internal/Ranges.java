@@ -13,18 +13,22 @@ public final class Ranges {
     private Ranges() {
     }
 
+    /** Whether {@code d} is set and between {@code min} and {@code max}, both included. */
     public static boolean within(Duration d, Duration min, Duration max) {
         return d != null && d.compareTo(min) >= 0 && d.compareTo(max) <= 0;
     }
 
+    /** Whether {@code n} is between {@code min} and {@code max}, both included. */
     public static boolean within(long n, long min, long max) {
         return n >= min && n <= max;
     }
 
+    /** The range in words: "from 1ms to 1h". */
     public static String from(Duration min, Duration max) {
         return "from " + text(min) + " to " + text(max);
     }
 
+    /** The range in words: "from 1 to 1,000". */
     public static String from(long min, long max) {
         return "from " + String.format(java.util.Locale.ROOT, "%,d", min) + " to " + String.format(java.util.Locale.ROOT, "%,d", max);
     }

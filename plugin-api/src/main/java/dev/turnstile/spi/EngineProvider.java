@@ -8,8 +8,10 @@ import java.nio.file.Path;
 
 /** Implemented by the engine and listed in {@code META-INF/services/dev.turnstile.spi.EngineProvider}. */
 public interface EngineProvider {
+    /** Opens an engine configured in code. */
     ContentEngine open(EngineConfig config);
 
+    /** Opens an engine configured by a {@code turnstile.yaml} file. */
     ContentEngine open(Path configFile);
 
     /** Reads and checks a {@code turnstile.yaml} without opening anything. */

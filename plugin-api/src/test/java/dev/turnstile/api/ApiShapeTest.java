@@ -106,6 +106,94 @@ class ApiShapeTest {
         return null;
     }
 
+    @Test
+    void everyPublicMemberHasJavadoc_andEveryRecordComponentAParam() {
+        List<String> missing = new ArrayList<>();
+        for (CompilationUnitTree unit : units) {
+            new TreePathScanner<Void, Void>() {
+                private final List<ClassTree> enclosing = new ArrayList<>();
+
+                @Override
+                public Void visitClass(ClassTree type, Void unused) {
+                    boolean inInterface = !enclosing.isEmpty() && isInterface(enclosing.get(enclosing.size() - 1));
+                    if (!isVisible(type.getModifiers().getFlags())
+                            && !(inInterface && !type.getModifiers().getFlags().contains(Modifier.PRIVATE))) {
+                        return null;
+                    }
+                    DocCommentTree doc = docTrees.getDocCommentTree(getCurrentPath());
+                    String name = qualified(type.getSimpleName().toString());
+                    if (doc == null) {
+                        missing.add(name);
+                    } else if (type.getKind() == Tree.Kind.RECORD) {
+                        Set<String> documented = new TreeSet<>();
+                        for (DocTree tag : doc.getBlockTags()) {
+                            if (tag instanceof ParamTree p) {
+                                documented.add(p.getName().getName().toString());
+                            }
+                        }
+                        for (Tree member : type.getMembers()) {
+                            if (member instanceof VariableTree v && !v.getModifiers().getFlags().contains(Modifier.STATIC)
+                                    && !documented.contains(v.getName().toString())) {
+                                missing.add(name + " @param " + v.getName());
+                            }
+                        }
+                    }
+                    enclosing.add(type);
+                    try {
+                        return super.visitClass(type, unused);
+                    } finally {
+                        enclosing.remove(enclosing.size() - 1);
+                    }
+                }
+
+                @Override
+                public Void visitMethod(MethodTree method, Void unused) {
+                    ClassTree owner = enclosing.get(enclosing.size() - 1);
+                    boolean visible = isInterface(owner) ? !method.getModifiers().getFlags().contains(Modifier.PRIVATE)
+                            : isVisible(method.getModifiers().getFlags());
+                    boolean overrides = method.getModifiers().getAnnotations().stream()
+                            .anyMatch(a -> a.getAnnotationType().toString().equals("Override"));
+                    boolean compactConstructor = owner.getKind() == Tree.Kind.RECORD && method.getReturnType() == null
+                            && isCompact(method);
+                    if (visible && !overrides && !compactConstructor && docTrees.getDocCommentTree(getCurrentPath()) == null) {
+                        missing.add(qualified(method.getReturnType() == null ? "<init>" : method.getName().toString())
+                                + "(" + method.getParameters().stream().map(p -> p.getType().toString()).collect(Collectors.joining(", ")) + ")");
+                    }
+                    return null;
+                }
+
+                @Override
+                public Void visitVariable(VariableTree field, Void unused) {
+                    ClassTree owner = enclosing.get(enclosing.size() - 1);
+                    boolean visible = isInterface(owner) || isVisible(field.getModifiers().getFlags());
+                    boolean recordComponent = owner.getKind() == Tree.Kind.RECORD
+                            && !field.getModifiers().getFlags().contains(Modifier.STATIC);
+                    if (visible && !recordComponent && docTrees.getDocCommentTree(getCurrentPath()) == null) {
+                        missing.add(qualified(field.getName().toString()));
+                    }
+                    return null;
+                }
+
+                private boolean isCompact(MethodTree constructor) {
+                    // A compact canonical constructor has no parameter list in the source.
+                    long start = docTrees.getSourcePositions().getStartPosition(unit, constructor);
+                    long body = docTrees.getSourcePositions().getStartPosition(unit, constructor.getBody());
+                    try {
+                        return !unit.getSourceFile().getCharContent(true).subSequence((int) start, (int) body).toString().contains("(");
+                    } catch (IOException e) {
+                        throw new IllegalStateException(e);
+                    }
+                }
+
+                private String qualified(String member) {
+                    String types = enclosing.stream().map(c -> c.getSimpleName().toString()).collect(Collectors.joining("."));
+                    return unit.getPackageName() + "." + (types.isEmpty() ? member : types + (member.isEmpty() ? "" : "." + member));
+                }
+            }.scan(unit, null);
+        }
+        assertThat(missing).as("public members without Javadoc (%d)", missing.size()).isEmpty();
+    }
+
     private static boolean isInterface(ClassTree type) {
         return type.getKind() == Tree.Kind.INTERFACE || type.getKind() == Tree.Kind.ANNOTATION_TYPE;
     }

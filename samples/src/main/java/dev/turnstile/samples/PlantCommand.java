@@ -82,15 +82,15 @@ final class PlantCommand implements Callable<Integer> {
         try (ContentEngine engine = engineOptions.open()) {
             if (childSite != null) {
                 ChildProcess.readyAndWait();
-                runThreads(engine.treeLocks(), TreePath.root("site", childSite), childLog);
+                runThreads(engine, TreePath.root("site", childSite), childLog);
                 System.out.println("RESULT done");
                 return 0;
             }
-            return lead(engine.treeLocks(), System.out);
+            return lead(engine, System.out);
         }
     }
 
-    private int lead(TreeLocks locks, PrintStream out) throws Exception {
+    private int lead(ContentEngine engine, PrintStream out) throws Exception {
         String siteId = "plant-" + UUID.randomUUID().toString().substring(0, 8);
         TreePath site = TreePath.root("site", siteId);
         Path log = Files.createTempFile("plant-", ".log");
@@ -108,12 +108,12 @@ final class PlantCommand implements Callable<Integer> {
                 child.go();
             }
             long start = System.nanoTime();
-            runThreads(locks, site, log);
+            runThreads(engine, site, log);
             for (ChildProcess child : children) {
                 child.readUntil("RESULT ");
             }
             double seconds = (System.nanoTime() - start) / 1e9;
-            return check(readLog(log), seconds, out) && locks.status(site).isEmpty() ? 0 : 1;
+            return check(readLog(log), seconds, out) && engine.treeLocks().status(site).isEmpty() ? 0 : 1;
         } finally {
             Files.deleteIfExists(log);
         }
@@ -151,7 +151,7 @@ final class PlantCommand implements Callable<Integer> {
         return ok;
     }
 
-    private void runThreads(TreeLocks locks, TreePath site, Path log) throws Exception {
+    private void runThreads(ContentEngine engine, TreePath site, Path log) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<?>> futures = new ArrayList<>();
@@ -160,7 +160,7 @@ final class PlantCommand implements Callable<Integer> {
                 Random random = new Random(worker.hashCode() ^ System.nanoTime());
                 futures.add(pool.submit(() -> {
                     for (int i = 0; i < rounds; i++) {
-                        runOne(locks, site, worker, random, log);
+                        runOne(engine.session(worker).treeLocks(), site, worker, random, log); // each worker holds its locks as itself
                     }
                     return null;
                 }));
@@ -198,7 +198,7 @@ final class PlantCommand implements Callable<Integer> {
             name = "site-wide job";
             request = TreeLockRequest.exclusive(site);
         }
-        try (TreeLockHandle ignored = locks.lock(request, worker, Duration.ofMinutes(2))) {
+        try (TreeLockHandle ignored = locks.lock(request, Duration.ofMinutes(2))) {
             long start = System.nanoTime();
             if (workMillis > 0) {
                 Thread.sleep(1 + random.nextInt(workMillis));

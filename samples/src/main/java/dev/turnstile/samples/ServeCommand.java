@@ -96,7 +96,7 @@ final class ServeCommand implements Callable<Integer> {
             if (e.getExceptionCode() != ExceptionCode.E_OBJECT_NOT_FOUND) {
                 throw e;
             }
-            locks.createArticle("turnstile", DEMO_TYPE, DEMO_ARTICLE, "<h1>Cities</h1><p>Beijing is the capital of China.</p>"
+            locks.createArticle(DEMO_TYPE, DEMO_ARTICLE, "<h1>Cities</h1><p>Beijing is the capital of China.</p>"
                     + "<p>Shanghai is its largest city.</p><p>Shenzhen borders Hong Kong.</p><pre>population: 21.9 million</pre>");
         }
     }

@@ -121,10 +121,10 @@ class ConsolePageBrowserTest {
     @Test
     void anOperatorSeesWhoHoldsWhat_dispensersAndFeedLag_liveAndWithTheAuditTrail() throws Exception {
         String id = "console-" + UUID.randomUUID().toString().substring(0, 6);
-        Article article = engine.editLocks().createArticle("setup", "wiki", id, "<p>One.</p><p>Two.</p>");
-        engine.editLocks().acquire("alice", EditResource.paragraph("wiki", id, article.paragraphs().get(0).id()));
-        TreeLockHandle tree = engine.treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.root("site", "plant-" + id)
-                .child("workshop", "A")), "operation 17").orElseThrow();
+        Article article = engine.session("setup").editLocks().createArticle("wiki", id, "<p>One.</p><p>Two.</p>");
+        engine.session("alice").editLocks().tryLock(EditResource.paragraph("wiki", id, article.paragraphs().get(0).id()));
+        TreeLockHandle tree = engine.session("operation 17").treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.root("site", "plant-" + id)
+                .child("workshop", "A"))).orElseThrow();
         ObjectStore os = engine.session("bob").objectStore();
         String cls = "ConsoleDoc" + UUID.randomUUID().toString().replace("-", "").substring(0, 6);
         os.defineClass(cls, c -> c.string("Title", 40));
@@ -150,7 +150,7 @@ class ConsolePageBrowserTest {
             tableShows(browser, "feed-clients", client);
 
             // Live: a lock taken elsewhere shows up without a reload.
-            engine.editLocks().acquire("bob", EditResource.paragraph("wiki", id, article.paragraphs().get(1).id()));
+            engine.session("bob").editLocks().tryLock(EditResource.paragraph("wiki", id, article.paragraphs().get(1).id()));
             tableShows(browser, "edit-locks", "bob");
 
             // The audit trail of alice's paragraph, from its row.

@@ -127,7 +127,7 @@ class EditPageBrowserTest {
     @Test
     void twoUsersInTwoBrowsers_playCases2_7_8_9_andSaveAParagraph() throws Exception {
         String id = "browser-" + UUID.randomUUID().toString().substring(0, 8);
-        Article article = engine.editLocks().createArticle("setup", "wiki", id,
+        Article article = engine.session("setup").editLocks().createArticle("wiki", id,
                 "<p>Beijing is the capital.</p><p>Shanghai is large.</p><p>Shenzhen is young.</p>");
         String p2 = article.paragraphs().get(1).id();
         String p3 = article.paragraphs().get(2).id();
@@ -150,7 +150,7 @@ class EditPageBrowserTest {
         wait(bob).until(d -> paragraph(d, p2).getAttribute("class").contains("locked-other")
                 && paragraph(d, p2).getText().contains("being edited by alice")
                 && paragraph(d, p2).findElements(By.cssSelector("button.edit-para")).isEmpty());
-        assertThat(engine.editLocks().acquire("bob", EditResource.paragraph("wiki", id, p2)).holder())
+        assertThat(engine.session("bob").editLocks().tryLock(EditResource.paragraph("wiki", id, p2)).refused().holder())
                 .as("and the server refuses bob's request for it").isEqualTo("alice");
 
         // Case 9: bob edits paragraph 3 meanwhile.
@@ -184,7 +184,7 @@ class EditPageBrowserTest {
     void case7AsAUserDoesIt_theHeldParagraphIsReadOnlyInTheArticleEditor_andNoWriteIsLost() throws Exception {
         String id = "case7-" + UUID.randomUUID().toString().substring(0, 8);
         EditResource resource = EditResource.article("wiki", id);
-        Article article = engine.editLocks().createArticle("setup", "wiki", id, "<h2>Cities</h2><p>Beijing is <b>the capital</b>.</p>"
+        Article article = engine.session("setup").editLocks().createArticle("wiki", id, "<h2>Cities</h2><p>Beijing is <b>the capital</b>.</p>"
                 + "<p>Shanghai is large.</p><p>Shenzhen is <a href=\"https://example.org/\">young</a>.</p>");
         String p1 = article.paragraphs().get(0).id();
         String p2 = article.paragraphs().get(1).id();
@@ -240,18 +240,18 @@ class EditPageBrowserTest {
         assertThat(end.paragraphs().get(2).html()).isEqualTo(article.paragraphs().get(2).html());
 
         // A reload keeps who is signed in, and a lock of one's own (taken in another tab) is not greyed.
-        var own = engine.editLocks().acquire("alice", EditResource.paragraph("wiki", id, p1)).lock();
+        var own = engine.session("alice").editLocks().tryLock(EditResource.paragraph("wiki", id, p1)).granted().lock();
         alice.navigate().refresh();
         wait(alice).until(ExpectedConditions.textToBe(By.id("me"), "alice"));
         wait(alice).until(d -> paragraph(d, p1).getAttribute("class").contains("mine"));
         assertThat(paragraph(alice, p1).getAttribute("class")).doesNotContain("locked-other");
-        engine.editLocks().release("alice", own.lockId());
+        engine.session("alice").editLocks().unlock(own.lockToken());
     }
 
     @Test
     void beijing_endToEnd_throughTheUrlEncodedPage() throws Exception {
         String id = "北京-" + UUID.randomUUID().toString().substring(0, 6);
-        Article article = engine.editLocks().createArticle("setup", "wiki", id, "<p>北京是中国的首都。</p>");
+        Article article = engine.session("setup").editLocks().createArticle("wiki", id, "<p>北京是中国的首都。</p>");
         String p1 = article.paragraphs().get(0).id();
         WebDriver alice = browser("alice", "/edit/wiki/" + java.net.URLEncoder.encode(id, java.nio.charset.StandardCharsets.UTF_8));
         wait(alice).until(d -> paragraph(d, p1).getText().contains("北京是中国的首都。"));
@@ -269,7 +269,7 @@ class EditPageBrowserTest {
     @Test
     void aLapse_keepsTheTypedText_andEditingAgainDoesNotOverwriteIt() throws Exception {
         String id = "lapse-" + UUID.randomUUID().toString().substring(0, 8);
-        Article article = engine.editLocks().createArticle("setup", "quick", id, "<p>One.</p><p>Two.</p>");
+        Article article = engine.session("setup").editLocks().createArticle("quick", id, "<p>One.</p><p>Two.</p>");
         String p1 = article.paragraphs().get(0).id();
         String p2 = article.paragraphs().get(1).id();
         WebDriver alice = browser("alice", "/edit/quick/" + id);
@@ -279,8 +279,8 @@ class EditPageBrowserTest {
         text.clear();
         text.sendKeys("Typed for a long time.");
         // The lock ends behind the page's back (as a lapse or a takeover does): its next heartbeat fails.
-        String lockId = engine.editLocks().status(EditResource.article("quick", id)).paragraphLocks().get(0).lockId();
-        engine.editLocks().release("alice", lockId);
+        String lockId = engine.editLocks().status(EditResource.article("quick", id)).paragraphLocks().get(0).lockToken();
+        engine.session("alice").editLocks().unlock(lockId);
         new WebDriverWait(alice, Duration.ofSeconds(40)).until(ExpectedConditions.visibilityOfElementLocated(By.id("kept")));
         message(alice, "lapsed", "Your text is kept below");
         assertThat(alice.findElement(By.id("kept-text")).getText()).isEqualTo("Typed for a long time.");

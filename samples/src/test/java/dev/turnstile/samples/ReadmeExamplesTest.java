@@ -26,6 +26,7 @@ import dev.turnstile.api.dispenser.NumberBlock;
 import dev.turnstile.api.dispenser.RegisterReport;
 import dev.turnstile.api.dispenser.ResetPeriod;
 import dev.turnstile.api.editlock.Article;
+import dev.turnstile.api.editlock.EditLock;
 import dev.turnstile.api.editlock.EditLockConfig;
 import dev.turnstile.api.editlock.EditLockResult;
 import dev.turnstile.api.editlock.EditLocks;
@@ -147,13 +148,14 @@ class ReadmeExamplesTest {
     void treeLocks() {
         try (ContentEngine engine = ContentEngine.open(config)) {
             // region tree-locks
-            TreeLocks locks = engine.treeLocks();
+            TreeLocks locks = engine.session("op-4711").treeLocks();     // held as the session's user
             TreePath workshopA = TreePath.parse("site:O/workshop:A");
             TreePath bench1 = workshopA.child("bench", "1");
 
-            TreeLockHandle op = locks.lock(Set.of(bench1), "op-4711", Duration.ofSeconds(10));
+            TreeLockHandle op = locks.lock(Set.of(bench1), Duration.ofSeconds(10));
             // Bench 1 is ours. Bench 2 and workshop B stay free; workshop A and the site must wait.
-            Optional<TreeLockHandle> upgrade = locks.tryLock(TreeLockRequest.exclusive(workshopA), "upgrade");  // empty
+            Optional<TreeLockHandle> upgrade = engine.session("upgrade").treeLocks()
+                    .tryLock(TreeLockRequest.exclusive(workshopA));   // empty
             op.heartbeat();                                   // renews the lease (30 s by default) during long work
             op.unlock();
 
@@ -163,13 +165,13 @@ class ReadmeExamplesTest {
                       <workshop id="A"><bench id="1"/><bench id="2"/></workshop>
                       <workshop id="B"><bench id="4" mode="S"/></workshop>
                     </site>""");
-            Optional<TreeLockHandle> held = locks.tryLock(execution, "execution 9");
+            Optional<TreeLockHandle> held = locks.tryLock(execution);
             List<TreeLockInfo> inSite = locks.status(TreePath.parse("site:O"));   // who holds what, oldest first
             held.ifPresent(TreeLockHandle::unlock);
             // endregion
             assertThat(upgrade).isEmpty();
             assertThat(held).isPresent();
-            assertThat(inSite).extracting(TreeLockInfo::owner).containsExactly("execution 9");
+            assertThat(inSite).extracting(TreeLockInfo::holder).containsExactly("op-4711");
             assertThat(execution.nodes()).hasSize(3);
         }
     }
@@ -181,19 +183,22 @@ class ReadmeExamplesTest {
         try (ContentEngine engine = ContentEngine.open(wiki)) {
             String id = "beijing-" + UUID.randomUUID().toString().substring(0, 8);
             // region edit-locks
-            EditLocks edits = engine.editLocks();                 // types and their settings: editLocks.types in turnstile.yaml
-            Article page = edits.createArticle("alice", "wiki", id, "<p>Beijing is a city.</p><p>It is old.</p>");
+            EditLocks alice = engine.session("alice").editLocks();  // types and settings: editLocks.types in turnstile.yaml
+            Article page = alice.createArticle("wiki", id, "<p>Beijing is a city.</p><p>It is old.</p>");
             EditResource second = EditResource.paragraph("wiki", id, page.paragraphs().get(1).id());
 
-            EditLockResult mine = edits.acquire("alice", second);             // granted: lock id (the token), expiry
-            EditLockResult theirs = edits.acquire("bob", second);             // refused: holder alice, since when
-            edits.heartbeat("alice", mine.lock().lockId());                   // the page sends one every heartbeat / 3
-            SaveResult saved = edits.save("alice", mine.lock().lockId(), "It is very old.", page.usn());
-            edits.release("alice", mine.lock().lockId());
+            EditLock mine = alice.tryLock(second).granted().lock();                 // the lock token, the expiry
+            EditLockResult theirs = engine.session("bob").editLocks().tryLock(second);
+            if (theirs instanceof EditLockResult.Refused refused) {
+                System.out.println(refused.reason());         // being edited by alice since …
+            }
+            alice.heartbeat(mine.lockToken());                // the page sends one every heartbeat / 3
+            SaveResult saved = alice.save(mine.lockToken(), "It is very old.", page.usn());
+            alice.unlock(mine.lockToken());
             // endregion
-            assertThat(theirs.holder()).isEqualTo("alice");
+            assertThat(theirs.refused().holder()).isEqualTo("alice");
             assertThat(saved.saved()).isTrue();
-            assertThat(edits.article(EditResource.article("wiki", id)).html()).contains("It is very old.");
+            assertThat(alice.article(EditResource.article("wiki", id)).html()).contains("It is very old.");
         }
     }
 

@@ -97,7 +97,7 @@ class ServerSecurityTest {
         users = ServerUsers.demo(demo);
         server = new TurnstileServer(engine, users, clock).start(0);
         articleId = "sec-" + UUID.randomUUID().toString().substring(0, 8);
-        Article a = engine.editLocks().createArticle("setup", "wiki", articleId, "<p>One.</p><p>Two.</p>");
+        Article a = engine.session("setup").editLocks().createArticle("wiki", articleId, "<p>One.</p><p>Two.</p>");
         paragraph = a.paragraphs().get(0).id();
     }
 
@@ -176,7 +176,7 @@ class ServerSecurityTest {
                 "X-CSRF-Token", alice.csrf());
         assertThat(page.statusCode()).isEqualTo(200);
         String lockId = JSON.readTree(page.body()).get("locks").get(0).get("lockId").asText();
-        engine.editLocks().release("alice", lockId);
+        engine.session("alice").editLocks().unlock(lockId);
     }
 
     @Test
@@ -307,7 +307,7 @@ class ServerSecurityTest {
             for (int i = 0; i < 32; i++) {
                 html.append("<p>paragraph ").append(i).append("</p>");
             }
-            List<String> pids = fresh.editLocks().createArticle("setup", "wiki", "burst", html.toString()).paragraphs().stream()
+            List<String> pids = fresh.session("setup").editLocks().createArticle("wiki", "burst", html.toString()).paragraphs().stream()
                     .map(dev.turnstile.api.editlock.Paragraph::id).toList();
             TurnstileServer burst = new TurnstileServer(fresh, burstUsers, clock).start(0);
             try {

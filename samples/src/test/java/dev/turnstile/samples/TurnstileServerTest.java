@@ -135,7 +135,7 @@ class TurnstileServerTest {
     @Test
     void editLocks_overHttp_acquireHeartbeatSaveRelease_andNobodyUsesAnothersLock() throws Exception {
         String id = "http-" + UUID.randomUUID().toString().substring(0, 8);
-        engine.editLocks().createArticle("setup", "doc", id, "<p>one</p>");
+        engine.session("setup").editLocks().createArticle("doc", id, "<p>one</p>");
         String api = "/api/articles/doc/" + id;
         assertThat(send("GET", api, null, null).statusCode()).isEqualTo(401);
         JsonNode article = json(send("GET", api, null, token));
@@ -165,7 +165,7 @@ class TurnstileServerTest {
     @Test
     void editLocks_badRequests_getA4xxWithAJsonError_andLockNothing() throws Exception {
         String id = "bad-" + UUID.randomUUID().toString().substring(0, 8);
-        engine.editLocks().createArticle("setup", "doc", id, "<p>one</p>");
+        engine.session("setup").editLocks().createArticle("doc", id, "<p>one</p>");
         String api = "/api/articles/doc/" + id;
         HttpResponse<String> malformed = send("POST", api + "/locks", "{not json", token);
         assertThat(malformed.statusCode()).isEqualTo(400);

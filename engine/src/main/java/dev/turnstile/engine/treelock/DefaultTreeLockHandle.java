@@ -11,7 +11,7 @@ import java.util.Map;
 import java.util.SortedMap;
 
 final class DefaultTreeLockHandle implements TreeLockHandle {
-    private final DefaultTreeLocks locks;
+    private final TreeLockService locks;
     private final String leaseId;
     private final String owner;
     private final TreeLockRequest request;
@@ -20,7 +20,7 @@ final class DefaultTreeLockHandle implements TreeLockHandle {
     private volatile Instant expiresAt;
     private volatile boolean released;
 
-    DefaultTreeLockHandle(DefaultTreeLocks locks, TreeLeaseRecord record, TreeLockRequest request,
+    DefaultTreeLockHandle(TreeLockService locks, TreeLeaseRecord record, TreeLockRequest request,
                           SortedMap<TreePath, GrayMode> marks) {
         this.locks = locks;
         this.leaseId = record.leaseId;
@@ -32,12 +32,12 @@ final class DefaultTreeLockHandle implements TreeLockHandle {
     }
 
     @Override
-    public String leaseId() {
+    public String lockToken() {
         return leaseId;
     }
 
     @Override
-    public String owner() {
+    public String holder() {
         return owner;
     }
 
@@ -51,7 +51,7 @@ final class DefaultTreeLockHandle implements TreeLockHandle {
     }
 
     @Override
-    public Instant acquiredAt() {
+    public Instant lockedAt() {
         return acquiredAt;
     }
 

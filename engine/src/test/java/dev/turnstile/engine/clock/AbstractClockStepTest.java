@@ -85,7 +85,7 @@ public abstract class AbstractClockStepTest {
 
     private String article() {
         String id = "clock-" + UUID.randomUUID().toString().substring(0, 8);
-        engine.editLocks().createArticle("here", "wiki", id, "<p>one</p>");
+        engine.session("here").editLocks().createArticle("wiki", id, "<p>one</p>");
         return id;
     }
 
@@ -109,9 +109,9 @@ public abstract class AbstractClockStepTest {
     void aNodeWhoseWallClockStepsForwardThenBack_takesNothingAnotherNodeHolds() throws Exception {
         CustomObject held = lockedHere();
         String path = "site:S/workshop:" + UUID.randomUUID().toString().substring(0, 6);
-        var treeLock = engine.treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.parse(path)), "here").orElseThrow();
+        var treeLock = engine.session("here").treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.parse(path))).orElseThrow();
         String article = article();
-        assertThat(engine.editLocks().acquire("here", EditResource.article("wiki", article)).isGranted()).isTrue();
+        assertThat(engine.session("here").editLocks().tryLock(EditResource.article("wiki", article)).isGranted()).isTrue();
 
         // A feed client whose lease this node holds: its subscriber is busy delivering.
         String client = "stepped-" + UUID.randomUUID().toString().substring(0, 8);
@@ -183,8 +183,8 @@ public abstract class AbstractClockStepTest {
                 } catch (EngineRuntimeException e) {
                     assertThat(e.getExceptionCode()).as(skew).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
                 }
-                assertThat(engine.treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.parse(path)), "here")).as(skew).isEmpty();
-                assertThat(engine.editLocks().acquire("here", EditResource.article("wiki", article)).isGranted()).as(skew).isFalse();
+                assertThat(engine.session("here").treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.parse(path)))).as(skew).isEmpty();
+                assertThat(engine.session("here").editLocks().tryLock(EditResource.article("wiki", article)).isGranted()).as(skew).isFalse();
                 node.send("EXIT");
                 assertThat(node.awaitExit(STARTUP)).isZero();
             }

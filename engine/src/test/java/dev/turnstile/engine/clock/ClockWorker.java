@@ -65,9 +65,9 @@ public final class ClockWorker {
                         CustomObject o = os.getCustomObject(w[1], UUID.fromString(w[2]));
                         o.lock(30, me);
                         say("COOP " + outcome(() -> o.save(RefreshMode.REFRESH), ExceptionCode.E_OBJECT_LOCKED));
-                        say("TREE " + (engine.treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.parse(w[3])), me)
+                        say("TREE " + (engine.session(me).treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.parse(w[3])))
                                 .isPresent() ? "granted" : "refused"));
-                        say("EDIT " + (engine.editLocks().acquire(me, EditResource.article("wiki", w[4])).isGranted()
+                        say("EDIT " + (engine.session(me).editLocks().tryLock(EditResource.article("wiki", w[4])).isGranted()
                                 ? "granted" : "refused"));
                         DispatchReport served = engine.changes().dispatcher(DispatcherConfig.builder().name(me).build()).runOnce();
                         say("FEED " + (args[3].equals(served.client()) ? "granted" : "refused"));
@@ -76,8 +76,8 @@ public final class ClockWorker {
                         CustomObject o = os.getCustomObject(w[1], UUID.fromString(w[2]));
                         o.lock(30, me);
                         o.save(RefreshMode.REFRESH);
-                        engine.treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.parse(w[3])), me).orElseThrow();
-                        if (!engine.editLocks().acquire(me, EditResource.article("wiki", w[4])).isGranted()) {
+                        engine.session(me).treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.parse(w[3]))).orElseThrow();
+                        if (!engine.session(me).editLocks().tryLock(EditResource.article("wiki", w[4])).isGranted()) {
                             throw new IllegalStateException("edit lock refused");
                         }
                         say("HELD");

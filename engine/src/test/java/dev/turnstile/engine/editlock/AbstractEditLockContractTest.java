@@ -75,7 +75,7 @@ public abstract class AbstractEditLockContractTest {
         editorA = "A-" + id;
         editorB = "B-" + id;
         editorC = "C-" + id;
-        Article a = locks.createArticle("editor", WIKI, id, "<h1>Cities</h1><p>Beijing is a city.</p><p>Shanghai too.</p>"
+        Article a = as("editor").createArticle(WIKI, id, "<h1>Cities</h1><p>Beijing is a city.</p><p>Shanghai too.</p>"
                 + "<pre>code</pre><p>The end.</p>");
         article = EditResource.article(WIKI, id);
         paragraphs = a.paragraphs();
@@ -85,6 +85,11 @@ public abstract class AbstractEditLockContractTest {
     @org.junit.jupiter.api.AfterEach
     void everyLockLapses() {
         clock.advance(Duration.ofHours(2));
+    }
+
+    /** The edit locks as {@code user}. */
+    private EditLocks as(String user) {
+        return engine.session(user).editLocks();
     }
 
     private EditResource paragraph(int n) {
@@ -101,92 +106,92 @@ public abstract class AbstractEditLockContractTest {
 
     private void assertRefused(EditLockResult r, String holder) {
         assertThat(r.isGranted()).isFalse();
-        assertThat(r.holder()).isEqualTo(holder);
-        assertThat(r.reason()).contains(holder);
+        assertThat(r.refused().holder()).isEqualTo(holder);
+        assertThat(r.refused().reason()).contains(holder);
     }
 
     @Test
     void auditRowsPastTheRetention_goInTheSweep_newerOnesStay() {
-        locks.acquire(editorA, article);
+        as(editorA).tryLock(article);
         clock.advance(EngineConfig.DEFAULT_EDIT_AUDIT_RETENTION.plusDays(1));
-        locks.acquire(editorB, article);
-        ((DefaultEditLocks) locks).sweepAudit(); // B's acquire may have swept already (one in 64): then this finds nothing
+        as(editorB).tryLock(article);
+        ((DefaultEditLocks) locks).service().sweepAudit(); // B's acquire may have swept already (one in 64): then this finds nothing
         assertThat(locks.audit(article.resourceId(), 10)).as("only the row within the retention is left")
                 .extracting(EditAuditEntry::user).containsExactly(editorB);
     }
 
     @Test
     void articleObjects_changeOnlyThroughTheEditLockService() {
-        UUID id = DefaultEditLocks.idOf(article);
+        UUID id = EditLockService.idOf(article);
         var os = engine.session(editorB).objectStore();
         var around = os.fetchCustomObject("EditableArticle", id, dev.turnstile.api.PropertyFilter.ALL);
         around.getProperties().putValue("Html", "<p>vandal</p>");
         EngineRuntimeException e = failure(() -> around.save(dev.turnstile.api.RefreshMode.REFRESH));
         assertThat(e).hasMessage("E_ACCESS_DENIED: " + editorB + " may not save EditableArticle {" + id + "}: objects of the"
-                + " engine's class EditableArticle change only through the edit lock service (engine.editLocks())");
+                + " engine's class EditableArticle change only through the edit lock service (a session's editLocks())");
         assertThat(locks.article(article).html()).doesNotContain("vandal");
     }
 
     @Test
     void case1_aEditsAndSavesBeijing() {
-        EditLock a = locks.acquire(editorA, article).lock();
+        EditLock a = as(editorA).tryLock(article).granted().lock();
         Article loaded = locks.article(article);
-        SaveResult saved = locks.save(editorA, a.lockId(), loaded.html().replace("Beijing is a city.", "Beijing"), loaded.usn());
+        SaveResult saved = as(editorA).save(a.lockToken(), loaded.html().replace("Beijing is a city.", "Beijing"), loaded.usn());
         assertThat(saved.saved()).isTrue();
         assertThat(locks.article(article).html()).contains(">Beijing</p>");
-        locks.release(editorA, a.lockId());
+        as(editorA).unlock(a.lockToken());
         assertThat(locks.status(article).articleLock()).isNull();
     }
 
     @Test
     void case2_bAsksWhileAEdits_refusedNamingAAndSince() {
-        EditLock a = locks.acquire(editorA, article).lock();
-        EditLockResult b = locks.acquire(editorB, article);
+        EditLock a = as(editorA).tryLock(article).granted().lock();
+        EditLockResult b = as(editorB).tryLock(article);
         assertRefused(b, editorA);
-        assertThat(b.holderSince()).isEqualTo(a.startTime());
+        assertThat(b.refused().holderSince()).isEqualTo(a.lockedAt());
     }
 
     @Test
     void case3_aHasEditedFiveMinutes_bRefused() {
-        EditLock a = locks.acquire(editorA, article).lock();
+        EditLock a = as(editorA).tryLock(article).granted().lock();
         for (int i = 0; i < 5; i++) {
             clock.advance(Duration.ofMinutes(1));
-            locks.heartbeat(editorA, a.lockId());
+            as(editorA).heartbeat(a.lockToken());
         }
-        assertRefused(locks.acquire(editorB, article), editorA);
+        assertRefused(as(editorB).tryLock(article), editorA);
     }
 
     @Test
     void case4_aClosedTheBrowser_bWithinTwoMinutes_refused() {
-        locks.acquire(editorA, article).lock();
+        as(editorA).tryLock(article).granted().lock();
         clock.advance(Duration.ofMinutes(2)); // exactly the heartbeat: still valid
-        assertRefused(locks.acquire(editorB, article), editorA);
+        assertRefused(as(editorB).tryLock(article), editorA);
     }
 
     @Test
     void case5_aClosedTheBrowser_bAfterTheHeartbeatLapsed_granted() {
-        EditLock a = locks.acquire(editorA, article).lock();
+        EditLock a = as(editorA).tryLock(article).granted().lock();
         clock.advance(Duration.ofMinutes(2).plusMillis(1));
-        EditLockResult b = locks.acquire(editorB, article);
+        EditLockResult b = as(editorB).tryLock(article);
         assertThat(b.isGranted()).isTrue();
-        assertThat(b.lock().userId()).isEqualTo(editorB);
-        assertThat(failure(() -> locks.heartbeat(editorA, a.lockId())).getExceptionCode()).isEqualTo(ExceptionCode.E_LEASE_LAPSED);
+        assertThat(b.granted().lock().holder()).isEqualTo(editorB);
+        assertThat(failure(() -> as(editorA).heartbeat(a.lockToken())).getExceptionCode()).isEqualTo(ExceptionCode.E_LEASE_LAPSED);
     }
 
     @Test
     void case6_aEditsOverAnHour_lockLapses_bTakesIt_aSaveRefusedWithTextReturned() {
-        EditLock a = locks.acquire(editorA, article).lock();
+        EditLock a = as(editorA).tryLock(article).granted().lock();
         Article loaded = locks.article(article);
         for (int i = 0; i < 60; i++) { // heartbeats every minute for an hour
             clock.advance(Duration.ofMinutes(1));
-            locks.heartbeat(editorA, a.lockId());
+            as(editorA).heartbeat(a.lockToken());
         }
         clock.advance(Duration.ofSeconds(1));
-        EngineRuntimeException lapsed = failure(() -> locks.heartbeat(editorA, a.lockId()));
+        EngineRuntimeException lapsed = failure(() -> as(editorA).heartbeat(a.lockToken()));
         assertThat(lapsed.getExceptionCode()).isEqualTo(ExceptionCode.E_LEASE_LAPSED);
-        assertThat(locks.acquire(editorB, article).isGranted()).isTrue();
+        assertThat(as(editorB).tryLock(article).isGranted()).isTrue();
         String typed = loaded.html().replace("Beijing is a city.", "Beijing, typed for an hour");
-        SaveResult refused = locks.save(editorA, a.lockId(), typed, loaded.usn());
+        SaveResult refused = as(editorA).save(a.lockToken(), typed, loaded.usn());
         assertThat(refused.saved()).isFalse();
         assertThat(refused.text()).isEqualTo(typed);
         assertThat(refused.reason()).contains("no longer valid");
@@ -195,99 +200,99 @@ public abstract class AbstractEditLockContractTest {
 
     @Test
     void case7_aEditsParagraph2_bAsksForTheArticle_grantedWithParagraph2Locked() {
-        locks.acquire(editorA, paragraph(2)).lock();
-        EditLockResult b = locks.acquire(editorB, article);
+        as(editorA).tryLock(paragraph(2)).granted().lock();
+        EditLockResult b = as(editorB).tryLock(article);
         assertThat(b.isGranted()).isTrue();
         EditStatus status = locks.status(article);
-        assertThat(status.articleLock().userId()).isEqualTo(editorB);
+        assertThat(status.articleLock().holder()).isEqualTo(editorB);
         assertThat(status.paragraphLocks()).singleElement().satisfies(l -> {
-            assertThat(l.userId()).isEqualTo(editorA);
+            assertThat(l.holder()).isEqualTo(editorA);
             assertThat(l.resource()).isEqualTo(paragraph(2));
         });
     }
 
     @Test
     void case8_aEditsParagraph2_bAsksForParagraph2_refused() {
-        locks.acquire(editorA, paragraph(2)).lock();
-        assertRefused(locks.acquire(editorB, paragraph(2)), editorA);
+        as(editorA).tryLock(paragraph(2)).granted().lock();
+        assertRefused(as(editorB).tryLock(paragraph(2)), editorA);
     }
 
     @Test
     void case9_aEditsParagraph2_bAsksForParagraph3_granted() {
-        locks.acquire(editorA, paragraph(2)).lock();
-        assertThat(locks.acquire(editorB, paragraph(3)).isGranted()).isTrue();
+        as(editorA).tryLock(paragraph(2)).granted().lock();
+        assertThat(as(editorB).tryLock(paragraph(3)).isGranted()).isTrue();
     }
 
     @Test
     void aParagraphCannotBeTakenWhileTheArticleIsLockedByAnother_butItsHolderMay() {
-        locks.acquire(editorA, article).lock();
-        EditLockResult b = locks.acquire(editorB, paragraph(1));
+        as(editorA).tryLock(article).granted().lock();
+        EditLockResult b = as(editorB).tryLock(paragraph(1));
         assertRefused(b, editorA);
-        assertThat(b.reason()).contains("the article");
-        assertThat(locks.acquire(editorA, paragraph(1)).isGranted()).isTrue();
+        assertThat(b.refused().reason()).contains("the article");
+        assertThat(as(editorA).tryLock(paragraph(1)).isGranted()).isTrue();
     }
 
     @Test
     void reEntry_theHolderAskingAgainKeepsItsLock() {
-        EditLock first = locks.acquire(editorA, article).lock();
+        EditLock first = as(editorA).tryLock(article).granted().lock();
         clock.advance(Duration.ofMinutes(1));
-        EditLock again = locks.acquire(editorA, article).lock();
-        assertThat(again.lockId()).isEqualTo(first.lockId());
-        assertThat(again.heartBeatTime()).isAfter(first.heartBeatTime());
-        assertThat(again.startTime()).isEqualTo(first.startTime());
+        EditLock again = as(editorA).tryLock(article).granted().lock();
+        assertThat(again.lockToken()).isEqualTo(first.lockToken());
+        assertThat(again.heartbeatAt()).isAfter(first.heartbeatAt());
+        assertThat(again.lockedAt()).isEqualTo(first.lockedAt());
     }
 
     @Test
     void onlyTheHolderMayHeartbeatOrRelease_evenWithTheLockId() {
-        EditLock a = locks.acquire(editorA, article).lock();
-        assertThat(failure(() -> locks.heartbeat(editorB, a.lockId())).getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
-        assertThat(failure(() -> locks.release(editorB, a.lockId())).getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
-        assertThat(failure(() -> locks.release(editorB, UUID.randomUUID().toString())).getExceptionCode())
+        EditLock a = as(editorA).tryLock(article).granted().lock();
+        assertThat(failure(() -> as(editorB).heartbeat(a.lockToken())).getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
+        assertThat(failure(() -> as(editorB).unlock(a.lockToken())).getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
+        assertThat(failure(() -> as(editorB).unlock(UUID.randomUUID().toString())).getExceptionCode())
                 .isEqualTo(ExceptionCode.E_LEASE_LAPSED);
-        assertThat(locks.status(article).articleLock().userId()).isEqualTo(editorA);
-        SaveResult foreign = locks.save(editorB, a.lockId(), "<p>vandal</p>", locks.article(article).usn());
+        assertThat(locks.status(article).articleLock().holder()).isEqualTo(editorA);
+        SaveResult foreign = as(editorB).save(a.lockToken(), "<p>vandal</p>", locks.article(article).usn());
         assertThat(foreign.saved()).isFalse();
         assertThat(foreign.text()).isEqualTo("<p>vandal</p>");
     }
 
     @Test
     void severalParagraphs_allOrNone() {
-        locks.acquire(editorB, paragraph(3)).lock();
-        EditLockResult a = locks.acquire(editorA, List.of(paragraph(1), paragraph(3)));
+        as(editorB).tryLock(paragraph(3)).granted().lock();
+        EditLockResult a = as(editorA).tryLock(List.of(paragraph(1), paragraph(3)));
         assertRefused(a, editorB);
         assertThat(locks.status(article).paragraphLocks()).extracting(l -> l.resource()).containsExactly(paragraph(3));
-        assertThat(locks.acquire(editorA, List.of(paragraph(1), paragraph(2))).locks()).hasSize(2);
+        assertThat(as(editorA).tryLock(List.of(paragraph(1), paragraph(2))).granted().locks()).hasSize(2);
     }
 
     @Test
     void maxLocksPerUser_isEnforced_andALapsedLockDoesNotCount() {
         String user = "U" + UUID.randomUUID().toString().substring(0, 6);
         for (int i = 1; i <= 3; i++) {
-            assertThat(locks.acquire(user, paragraph(i)).isGranted()).isTrue();
+            assertThat(as(user).tryLock(paragraph(i)).isGranted()).isTrue();
         }
-        EditLockResult fourth = locks.acquire(user, paragraph(4));
+        EditLockResult fourth = as(user).tryLock(paragraph(4));
         assertThat(fourth.isGranted()).isFalse();
-        assertThat(fourth.reason()).contains("most edit locks allowed (3");
+        assertThat(fourth.refused().reason()).contains("most edit locks allowed (3");
         clock.advance(Duration.ofMinutes(3)); // all three lapse
-        assertThat(locks.acquire(user, paragraph(4)).isGranted()).isTrue();
+        assertThat(as(user).tryLock(paragraph(4)).isGranted()).isTrue();
     }
 
     @Test
     void savingAParagraph_mergesIntoTheLatestArticle_andParagraphIdsStayWithTheirText() {
-        EditLock p2 = locks.acquire(editorA, paragraph(2)).lock();
-        EditLock p3 = locks.acquire(editorB, paragraph(3)).lock();
-        assertThat(locks.save(editorB, p3.lockId(), "Shanghai, edited by B.", 0).saved()).isTrue();
-        assertThat(locks.save(editorA, p2.lockId(), "Beijing, edited by A.", 0).saved()).isTrue();
+        EditLock p2 = as(editorA).tryLock(paragraph(2)).granted().lock();
+        EditLock p3 = as(editorB).tryLock(paragraph(3)).granted().lock();
+        assertThat(as(editorB).save(p3.lockToken(), "Shanghai, edited by B.", 0).saved()).isTrue();
+        assertThat(as(editorA).save(p2.lockToken(), "Beijing, edited by A.", 0).saved()).isTrue();
         Article after = locks.article(article);
         assertThat(after.html()).contains("Beijing, edited by A.").contains("Shanghai, edited by B.");
         // An article editor inserts a paragraph before paragraph 2 and deletes the last one: ids stay with their text.
-        locks.release(editorA, p2.lockId());
-        locks.release(editorB, p3.lockId());
-        EditLock whole = locks.acquire(editorC, article).lock();
+        as(editorA).unlock(p2.lockToken());
+        as(editorB).unlock(p3.lockToken());
+        EditLock whole = as(editorC).tryLock(article).granted().lock();
         String edited = after.html().replace("<p data-pid=\"" + paragraphs.get(0).id() + "\">",
                 "<p>A new first paragraph.</p><p data-pid=\"" + paragraphs.get(0).id() + "\">")
                 .replace("<p data-pid=\"" + paragraphs.get(3).id() + "\">The end.</p>", "");
-        assertThat(locks.save(editorC, whole.lockId(), edited, after.usn()).saved()).isTrue();
+        assertThat(as(editorC).save(whole.lockToken(), edited, after.usn()).saved()).isTrue();
         List<Paragraph> now = locks.article(article).paragraphs();
         assertThat(now).hasSize(4);
         assertThat(now.get(0).id()).isNotIn(paragraphs.stream().map(Paragraph::id).toList());
@@ -297,11 +302,11 @@ public abstract class AbstractEditLockContractTest {
 
     @Test
     void anArticleSaveOnAStaleUsn_isRefusedWithTheTextReturned() {
-        EditLock p = locks.acquire(editorA, paragraph(1)).lock();
+        EditLock p = as(editorA).tryLock(paragraph(1)).granted().lock();
         Article loadedByB = locks.article(article);
-        assertThat(locks.save(editorA, p.lockId(), "changed", 0).saved()).isTrue();
-        EditLock b = locks.acquire(editorB, article).lock();
-        SaveResult r = locks.save(editorB, b.lockId(), "<p>B's version</p>", loadedByB.usn());
+        assertThat(as(editorA).save(p.lockToken(), "changed", 0).saved()).isTrue();
+        EditLock b = as(editorB).tryLock(article).granted().lock();
+        SaveResult r = as(editorB).save(b.lockToken(), "<p>B's version</p>", loadedByB.usn());
         assertThat(r.saved()).isFalse();
         assertThat(r.text()).isEqualTo("<p>B's version</p>");
         assertThat(r.reason()).contains("changed since you loaded it");
@@ -318,7 +323,7 @@ public abstract class AbstractEditLockContractTest {
                 String user = "racer" + t;
                 results.add(pool.submit(() -> {
                     start.await(10, TimeUnit.SECONDS);
-                    return locks.acquire(user, paragraph(2));
+                    return as(user).tryLock(paragraph(2));
                 }));
             }
             int winners = 0;
@@ -345,11 +350,11 @@ public abstract class AbstractEditLockContractTest {
                 results.add(pool.submit(() -> {
                     int granted = 0;
                     for (int i = 0; i < 20; i++) {
-                        EditLockResult r = locks.acquire(user, order);
+                        EditLockResult r = as(user).tryLock(order);
                         if (r.isGranted()) {
                             granted++;
-                            for (EditLock l : r.locks()) {
-                                locks.release(user, l.lockId());
+                            for (EditLock l : r.granted().locks()) {
+                                as(user).unlock(l.lockToken());
                             }
                         }
                     }
@@ -368,10 +373,10 @@ public abstract class AbstractEditLockContractTest {
 
     @Test
     void everyOperationIsAudited() {
-        EditLock a = locks.acquire(editorA, article).lock();
-        locks.acquire(editorB, article);
-        locks.heartbeat(editorA, a.lockId());
-        locks.release(editorA, a.lockId());
+        EditLock a = as(editorA).tryLock(article).granted().lock();
+        as(editorB).tryLock(article);
+        as(editorA).heartbeat(a.lockToken());
+        as(editorA).unlock(a.lockToken());
         List<String> audit = auditOf(article.resourceId());
         assertThat(audit).containsSubsequence("editor create ok", editorA + " acquire granted", editorB + " acquire refused",
                 editorA + " heartbeat ok", editorA + " release ok");
@@ -379,12 +384,12 @@ public abstract class AbstractEditLockContractTest {
 
     @Test
     void heldLocksListsEveryValidLock_andARefusedHeartbeatIsAuditedUnderTheResource() {
-        EditLock a = locks.acquire(editorA, paragraph(1)).lock();
-        EditLock b = locks.acquire(editorB, paragraph(2)).lock();
-        EditLock gone = locks.acquire(editorC, paragraph(3)).lock();
-        locks.release(editorC, gone.lockId());
-        assertThat(locks.heldLocks(10_000)).extracting(EditLock::lockId).contains(a.lockId(), b.lockId()).doesNotContain(gone.lockId());
-        assertThat(failure(() -> locks.heartbeat(editorB, a.lockId())).getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
+        EditLock a = as(editorA).tryLock(paragraph(1)).granted().lock();
+        EditLock b = as(editorB).tryLock(paragraph(2)).granted().lock();
+        EditLock gone = as(editorC).tryLock(paragraph(3)).granted().lock();
+        as(editorC).unlock(gone.lockToken());
+        assertThat(locks.heldLocks(10_000)).extracting(EditLock::lockToken).contains(a.lockToken(), b.lockToken()).doesNotContain(gone.lockToken());
+        assertThat(failure(() -> as(editorB).heartbeat(a.lockToken())).getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
         assertThat(locks.audit(paragraph(1).resourceId(), 1)).singleElement().satisfies(e -> {
             assertThat(e.user()).isEqualTo(editorB);
             assertThat(e.operation()).isEqualTo("heartbeat");
@@ -392,16 +397,16 @@ public abstract class AbstractEditLockContractTest {
             assertThat(e.detail()).contains("it is not theirs");
         });
         clock.advance(Duration.ofMinutes(3));
-        assertThat(locks.heldLocks(10_000)).extracting(EditLock::lockId).doesNotContain(a.lockId(), b.lockId());
+        assertThat(locks.heldLocks(10_000)).extracting(EditLock::lockToken).doesNotContain(a.lockToken(), b.lockToken());
         assertThat(failure(() -> locks.heldLocks(0)).getMessage()).contains("heldLocks max");
     }
 
     @Test
     void statusShowsOnlyTheArticlesOwnParagraphs_evenWithAnUnderscoreInItsId() {
         String base = "u" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        Article underscored = locks.createArticle("editor", WIKI, base + "_1", "<p>one</p>");
-        Article lookalike = locks.createArticle("editor", WIKI, base + "x1", "<p>two</p>");
-        assertThat(locks.acquire(editorA, EditResource.paragraph(WIKI, lookalike.articleId(),
+        Article underscored = as("editor").createArticle(WIKI, base + "_1", "<p>one</p>");
+        Article lookalike = as("editor").createArticle(WIKI, base + "x1", "<p>two</p>");
+        assertThat(as(editorA).tryLock(EditResource.paragraph(WIKI, lookalike.articleId(),
                 lookalike.paragraphs().get(0).id())).isGranted()).isTrue();
         assertThat(locks.status(EditResource.article(WIKI, underscored.articleId())).paragraphLocks()).isEmpty();
     }
@@ -422,29 +427,29 @@ public abstract class AbstractEditLockContractTest {
 
     @Test
     void case7_bsArticleSaveMayNotChangeRemoveOrMoveParagraph2_whichAHolds_andNeitherWriteIsLost() {
-        EditLock a = locks.acquire(editorA, paragraph(2)).lock();
+        EditLock a = as(editorA).tryLock(paragraph(2)).granted().lock();
         Article loadedByA = locks.article(article);
-        EditLock b = locks.acquire(editorB, article).lock();
+        EditLock b = as(editorB).tryLock(article).granted().lock();
         Article loadedByB = locks.article(article);
         String p2 = paragraphs.get(1).id();
-        String holder = editorA + " is editing since " + a.startTime() + "; leave it as it is";
+        String holder = editorA + " is editing since " + a.lockedAt() + "; leave it as it is";
 
         String changed = withParagraph(loadedByB, 2, "<p data-pid=\"" + p2 + "\">Beijing, by B.</p>");
-        SaveResult r = locks.save(editorB, b.lockId(), changed, loadedByB.usn());
+        SaveResult r = as(editorB).save(b.lockToken(), changed, loadedByB.usn());
         assertThat(r.saved()).isFalse();
         assertThat(r.reason()).isEqualTo("the save would change paragraph " + p2 + ", which " + holder);
         assertThat(r.text()).isEqualTo(changed);
         String removed = withParagraph(loadedByB, 2, "");
-        assertThat(locks.save(editorB, b.lockId(), removed, loadedByB.usn()).reason())
+        assertThat(as(editorB).save(b.lockToken(), removed, loadedByB.usn()).reason())
                 .isEqualTo("the save would remove paragraph " + p2 + ", which " + holder);
         String p1 = loadedByB.paragraphs().get(0).html();
         String moved = withParagraph(loadedByB, 1, "").replace(loadedByB.paragraphs().get(1).html(),
                 loadedByB.paragraphs().get(1).html() + p1);
-        assertThat(locks.save(editorB, b.lockId(), moved, loadedByB.usn()).reason())
+        assertThat(as(editorB).save(b.lockToken(), moved, loadedByB.usn()).reason())
                 .isEqualTo("the save would move paragraph " + p2 + ", which " + holder);
         // Renaming its id is removing it (the renamed copy gets a fresh id).
         String renamed = loadedByB.html().replace("data-pid=\"" + p2 + "\"", "data-pid=\"mine\"");
-        assertThat(locks.save(editorB, b.lockId(), renamed, loadedByB.usn()).reason()).contains("would remove paragraph " + p2);
+        assertThat(as(editorB).save(b.lockToken(), renamed, loadedByB.usn()).reason()).contains("would remove paragraph " + p2);
         assertThat(locks.article(article).usn()).isEqualTo(loadedByB.usn());
 
         // B changes paragraph 1 and inserts one after paragraph 2, which the browser handed back with its
@@ -452,8 +457,8 @@ public abstract class AbstractEditLockContractTest {
         String p2AsTheBrowserSendsIt = loadedByB.paragraphs().get(1).html().replace("<p ", "<p contenteditable=\"false\" class=\"locked-other\" ");
         String bsVersion = withParagraph(loadedByB, 1, "<p data-pid=\"" + paragraphs.get(0).id() + "\">Cities, by B.</p>")
                 .replace(loadedByB.paragraphs().get(1).html(), p2AsTheBrowserSendsIt + "<p>New, by B.</p>");
-        assertThat(locks.save(editorB, b.lockId(), bsVersion, loadedByB.usn()).saved()).isTrue();
-        assertThat(locks.save(editorA, a.lockId(), "Beijing, by A.", loadedByA.usn()).saved()).isTrue();
+        assertThat(as(editorB).save(b.lockToken(), bsVersion, loadedByB.usn()).saved()).isTrue();
+        assertThat(as(editorA).save(a.lockToken(), "Beijing, by A.", loadedByA.usn()).saved()).isTrue();
         Article end = locks.article(article);
         assertThat(end.paragraphs()).extracting(Paragraph::html).containsExactly(
                 "<p data-pid=\"" + paragraphs.get(0).id() + "\">Cities, by B.</p>",
@@ -467,30 +472,30 @@ public abstract class AbstractEditLockContractTest {
     @Test
     void paragraphIdsBelongToTheServer_aSaveCannotAimALaterSaveAtOtherText() {
         String p3 = paragraphs.get(2).id();
-        EditLock a = locks.acquire(editorA, paragraph(1)).lock();
+        EditLock a = as(editorA).tryLock(paragraph(1)).granted().lock();
         Article loaded = locks.article(article);
-        assertThat(locks.save(editorA, a.lockId(), "Beijing <b data-pid=\"" + p3 + "\">is</b> a city.", loaded.usn()).saved()).isTrue();
+        assertThat(as(editorA).save(a.lockToken(), "Beijing <b data-pid=\"" + p3 + "\">is</b> a city.", loaded.usn()).saved()).isTrue();
         assertThat(locks.article(article).paragraphs().get(0).html())
                 .isEqualTo("<p data-pid=\"" + paragraphs.get(0).id() + "\">Beijing <b>is</b> a city.</p>");
-        EditLock c = locks.acquire(editorC, paragraph(3)).lock();
-        assertThat(locks.save(editorC, c.lockId(), "code by C", locks.article(article).usn()).saved()).isTrue();
+        EditLock c = as(editorC).tryLock(paragraph(3)).granted().lock();
+        assertThat(as(editorC).save(c.lockToken(), "code by C", locks.article(article).usn()).saved()).isTrue();
         Article end = locks.article(article);
         assertThat(end.paragraphs().get(0).html()).isEqualTo("<p data-pid=\"" + paragraphs.get(0).id() + "\">Beijing <b>is</b> a city.</p>");
         assertThat(end.paragraphs().get(2).html()).isEqualTo("<pre data-pid=\"" + p3 + "\">code by C</pre>");
 
         // An article save may keep ids the article has, once; invented, empty and repeated ones are replaced.
-        locks.release(editorA, a.lockId());
-        locks.release(editorC, c.lockId());
-        EditLock whole = locks.acquire(editorB, article).lock();
+        as(editorA).unlock(a.lockToken());
+        as(editorC).unlock(c.lockToken());
+        EditLock whole = as(editorB).tryLock(article).granted().lock();
         String p1 = paragraphs.get(0).id();
         String html = "<p data-pid=\"" + p1 + "\">one</p><p data-pid=\"" + p1 + "\">two</p><p data-pid=\"\">three</p>"
                 + "<p data-pid=\"invented\">four</p><h2 data-pid=\"" + p3 + "\">heading</h2>";
-        assertThat(locks.save(editorB, whole.lockId(), html, end.usn()).saved()).isTrue();
+        assertThat(as(editorB).save(whole.lockToken(), html, end.usn()).saved()).isTrue();
         List<String> ids = locks.article(article).paragraphs().stream().map(Paragraph::id).toList();
         assertThat(ids).hasSize(4).doesNotHaveDuplicates().doesNotContain("", "invented", p3).startsWith(p1);
         assertThat(ids).allMatch(id -> id.matches("p[a-z0-9]{8}"));
         assertThat(locks.article(article).html()).contains("<h2>heading</h2>");
-        EngineRuntimeException unknown = failure(() -> locks.acquire(editorA, EditResource.paragraph(WIKI, article.articleId(), "invented")));
+        EngineRuntimeException unknown = failure(() -> as(editorA).tryLock(EditResource.paragraph(WIKI, article.articleId(), "invented")));
         assertThat(unknown).hasMessage("E_BAD_VALUE: Bad value for edit lock request: \"" + article.resourceId() + "#invented\" (the"
                 + " article " + article.resourceId() + " has no paragraph invented)");
         assertThat(locks.status(article).paragraphLocks()).isEmpty();
@@ -498,34 +503,34 @@ public abstract class AbstractEditLockContractTest {
 
     @Test
     void savedHtmlIsSanitised() {
-        EditLock whole = locks.acquire(editorA, article).lock();
+        EditLock whole = as(editorA).tryLock(article).granted().lock();
         String hostile = "<p onclick=\"steal()\" style=\"x\">Hi <a href=\"javascript:steal()\">link</a>"
                 + " <a href=\"https://example.org/\">ok</a><img src=x onerror=steal()></p><script>steal()</script>"
                 + "<iframe src=\"https://evil.example/\"></iframe>";
-        assertThat(locks.save(editorA, whole.lockId(), hostile, locks.article(article).usn()).saved()).isTrue();
+        assertThat(as(editorA).save(whole.lockToken(), hostile, locks.article(article).usn()).saved()).isTrue();
         String stored = locks.article(article).html();
         assertThat(stored).doesNotContain("onclick", "style", "javascript", "onerror", "script", "iframe", "steal")
                 .contains("<a href=\"https://example.org/\">ok</a>");
-        EditLock p = locks.acquire(editorA, paragraph(locks.article(article), 1)).lock();
-        assertThat(locks.save(editorA, p.lockId(), "<span onmouseover=\"steal()\">x</span><script>steal()</script>",
+        EditLock p = as(editorA).tryLock(paragraph(locks.article(article), 1)).granted().lock();
+        assertThat(as(editorA).save(p.lockToken(), "<span onmouseover=\"steal()\">x</span><script>steal()</script>",
                 locks.article(article).usn()).saved()).isTrue();
         assertThat(locks.article(article).html()).doesNotContain("steal", "onmouseover").contains("<span>x</span>");
     }
 
     @Test
     void savingAParagraphUnchanged_isByteForByteANoOp_markupKept() {
-        EditLock whole = locks.acquire(editorA, article).lock();
+        EditLock whole = as(editorA).tryLock(article).granted().lock();
         String rich = "<h1>Cities</h1>\n<p>Beijing is <b>big</b> &amp; <a href=\"https://en.wikipedia.org/wiki/Beijing\">old</a>"
                 + " &lt;really&gt;&nbsp;—&nbsp;北京.<br>Second line.</p>\n  <pre>  code\n   indented</pre>";
-        assertThat(locks.save(editorA, whole.lockId(), rich, locks.article(article).usn()).saved()).isTrue();
-        locks.release(editorA, whole.lockId());
+        assertThat(as(editorA).save(whole.lockToken(), rich, locks.article(article).usn()).saved()).isTrue();
+        as(editorA).unlock(whole.lockToken());
         Article before = locks.article(article);
         for (int n = 1; n <= 2; n++) {
-            EditLock p = locks.acquire(editorB, paragraph(before, n)).lock();
-            SaveResult r = locks.save(editorB, p.lockId(), inner(before.paragraphs().get(n - 1)), before.usn());
+            EditLock p = as(editorB).tryLock(paragraph(before, n)).granted().lock();
+            SaveResult r = as(editorB).save(p.lockToken(), inner(before.paragraphs().get(n - 1)), before.usn());
             assertThat(r.saved()).isTrue();
             assertThat(r.usn()).isEqualTo(before.usn());
-            locks.release(editorB, p.lockId());
+            as(editorB).unlock(p.lockToken());
         }
         Article after = locks.article(article);
         assertThat(after.html()).isEqualTo(before.html());
@@ -539,12 +544,12 @@ public abstract class AbstractEditLockContractTest {
 
     @Test
     void aParagraphSaveThatWouldSplitTheParagraph_isRefused() {
-        EditLock p = locks.acquire(editorA, paragraph(1)).lock();
+        EditLock p = as(editorA).tryLock(paragraph(1)).granted().lock();
         Article loaded = locks.article(article);
-        SaveResult r = locks.save(editorA, p.lockId(), "one</p><p>two", loaded.usn());
+        SaveResult r = as(editorA).save(p.lockToken(), "one</p><p>two", loaded.usn());
         assertThat(r.saved()).isFalse();
         assertThat(r.text()).isEqualTo("one</p><p>two");
-        SaveResult block = locks.save(editorA, p.lockId(), "one<div>two</div>", loaded.usn());
+        SaveResult block = as(editorA).save(p.lockToken(), "one<div>two</div>", loaded.usn());
         assertThat(block.reason()).isEqualTo("the text for paragraph " + paragraphs.get(0).id() + " holds a paragraph of its own"
                 + " (p, pre) or a block that ends one; save it as the article instead");
         assertThat(locks.article(article).html()).isEqualTo(loaded.html());
@@ -553,16 +558,16 @@ public abstract class AbstractEditLockContractTest {
     @Test
     void aParagraphSaveBuiltOnALoadOlderThanItsLock_isRefused_soTheFormerHoldersSaveStays() {
         Article loadedByB = locks.article(article); // B's page, before anything below
-        EditLock a = locks.acquire(editorA, paragraph(2)).lock();
-        assertThat(locks.save(editorA, a.lockId(), "Beijing, by A.", locks.article(article).usn()).saved()).isTrue();
+        EditLock a = as(editorA).tryLock(paragraph(2)).granted().lock();
+        assertThat(as(editorA).save(a.lockToken(), "Beijing, by A.", locks.article(article).usn()).saved()).isTrue();
         clock.advance(Duration.ofMinutes(3)); // A's lock lapses
-        EditLock b = locks.acquire(editorB, paragraph(2)).lock();
-        SaveResult stale = locks.save(editorB, b.lockId(), "Beijing is a city, by B.", loadedByB.usn());
+        EditLock b = as(editorB).tryLock(paragraph(2)).granted().lock();
+        SaveResult stale = as(editorB).save(b.lockToken(), "Beijing is a city, by B.", loadedByB.usn());
         assertThat(stale.saved()).isFalse();
         assertThat(stale.reason()).isEqualTo("you loaded the article at USN " + loadedByB.usn() + ", before your lock on paragraph "
                 + paragraphs.get(1).id() + " was granted at USN " + (loadedByB.usn() + 1) + ": load it again and edit from there");
         assertThat(locks.article(article).html()).contains("Beijing, by A.");
-        assertThat(locks.save(editorB, b.lockId(), "Beijing, by A and B.", locks.article(article).usn()).saved()).isTrue();
+        assertThat(as(editorB).save(b.lockToken(), "Beijing, by A and B.", locks.article(article).usn()).saved()).isTrue();
     }
 
     /**
@@ -572,27 +577,27 @@ public abstract class AbstractEditLockContractTest {
      */
     @Test
     void aLapseAndTakeoverWhileASaveWaits_theSaveIsRefused() throws Exception {
-        EditLock a = locks.acquire(editorA, paragraph(2)).lock();
+        EditLock a = as(editorA).tryLock(paragraph(2)).granted().lock();
         long usn = locks.article(article).usn();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (java.sql.Connection holder = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
              java.sql.Connection watch = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password())) {
             holder.setAutoCommit(false);
             try (var lock = holder.prepareStatement("SELECT usn FROM ts_object WHERE id = ? FOR UPDATE")) {
-                lock.setObject(1, DefaultEditLocks.idOf(article));
+                lock.setObject(1, EditLockService.idOf(article));
                 lock.executeQuery().close();
             }
             int before = dev.turnstile.engine.TestDatabases.lockWaiters(watch);
-            Future<SaveResult> save = pool.submit(() -> locks.save(editorA, a.lockId(), "Beijing, late, by A.", usn));
+            Future<SaveResult> save = pool.submit(() -> as(editorA).save(a.lockToken(), "Beijing, late, by A.", usn));
             org.awaitility.Awaitility.await("A's save waits for the article row").atMost(Duration.ofSeconds(30))
                     .until(() -> dev.turnstile.engine.TestDatabases.lockWaiters(watch) > before);
             clock.advance(Duration.ofMinutes(3)); // A's lock lapses
-            Future<EditLockResult> takeover = pool.submit(() -> locks.acquire(editorB, paragraph(2)));
+            Future<EditLockResult> takeover = pool.submit(() -> as(editorB).tryLock(paragraph(2)));
             org.awaitility.Awaitility.await("B's request waits too, or is granted").atMost(Duration.ofSeconds(30))
                     .until(() -> takeover.isDone() || dev.turnstile.engine.TestDatabases.lockWaiters(watch) > before + 1);
             holder.rollback();
             SaveResult r = save.get(30, TimeUnit.SECONDS);
-            assertThat(takeover.get(30, TimeUnit.SECONDS).lock().userId()).isEqualTo(editorB);
+            assertThat(takeover.get(30, TimeUnit.SECONDS).granted().lock().holder()).isEqualTo(editorB);
             assertThat(r.saved()).isFalse();
             assertThat(r.text()).isEqualTo("Beijing, late, by A.");
             assertThat(r.reason()).startsWith("your edit lock is no longer valid");
@@ -605,13 +610,13 @@ public abstract class AbstractEditLockContractTest {
     @Test
     void beijing_thePapersOwnEntry_isAnArticleId_andIdsAreMeasuredInCodePoints() {
         String beijing = "北京-" + UUID.randomUUID().toString().substring(0, 6);
-        Article a = locks.createArticle("editor", WIKI, beijing, "<p>北京是中国的首都。</p><p>It is old.</p>");
+        Article a = as("editor").createArticle(WIKI, beijing, "<p>北京是中国的首都。</p><p>It is old.</p>");
         EditResource article = EditResource.article(WIKI, beijing);
-        EditLock p = locks.acquire(editorA, EditResource.paragraph(WIKI, beijing, a.paragraphs().get(0).id())).lock();
-        assertThat(locks.status(article).paragraphLocks()).extracting(l -> l.userId()).containsExactly(editorA);
-        assertThat(locks.save(editorA, p.lockId(), "北京，中国的首都。", a.usn()).saved()).isTrue();
+        EditLock p = as(editorA).tryLock(EditResource.paragraph(WIKI, beijing, a.paragraphs().get(0).id())).granted().lock();
+        assertThat(locks.status(article).paragraphLocks()).extracting(l -> l.holder()).containsExactly(editorA);
+        assertThat(as(editorA).save(p.lockToken(), "北京，中国的首都。", a.usn()).saved()).isTrue();
         assertThat(locks.article(article).paragraphs().get(0).html()).contains("北京，中国的首都。");
-        locks.release(editorA, p.lockId());
+        as(editorA).unlock(p.lockToken());
 
         String sixtyFour = "北".repeat(60) + "𠀀".repeat(4); // 64 code points, 68 UTF-16 units
         assertThat(EditResource.article(WIKI, sixtyFour).articleId()).isEqualTo(sixtyFour);
@@ -625,11 +630,11 @@ public abstract class AbstractEditLockContractTest {
     @Test
     void badInput_failsWithAClearError() {
         assertThat(failure(() -> EditResource.article("wiki", "bad id!")).getMessage()).contains("article id").contains("bad id!");
-        assertThat(failure(() -> locks.acquire(editorA, EditResource.paragraph("plain", "x", "p1"))).getMessage())
+        assertThat(failure(() -> as(editorA).tryLock(EditResource.paragraph("plain", "x", "p1"))).getMessage())
                 .contains("paragraph locks are off for type plain");
-        assertThat(failure(() -> locks.acquire(editorA, List.of(paragraph(1), EditResource.article(WIKI, "other")))).getMessage())
+        assertThat(failure(() -> as(editorA).tryLock(List.of(paragraph(1), EditResource.article(WIKI, "other")))).getMessage())
                 .contains("paragraphs of one article");
-        assertThat(failure(() -> locks.acquire("", article)).getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
+        assertThat(failure(() -> as("").tryLock(article)).getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
         assertThat(failure(() -> new EditLockConfig(Duration.ofMinutes(2), Duration.ofMinutes(1), true, List.of("p"), 3)).getMessage())
                 .contains("edit lock timeout");
         assertThat(failure(() -> locks.article(EditResource.article(WIKI, "missing-" + UUID.randomUUID().toString().substring(0, 6))))

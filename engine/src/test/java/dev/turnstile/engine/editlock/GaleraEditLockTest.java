@@ -68,9 +68,9 @@ class GaleraEditLockTest {
         List<String> violations = new ArrayList<>();
         for (int round = 0; round < ROUNDS; round++) {
             String id = "s" + run + "r" + round;
-            Article created = node1.editLocks().createArticle("editor", WIKI, id, "<p>One.</p><p>Two.</p><p>Three.</p>");
-            node1.editLocks().acquire("A-" + id, EditResource.article(WIKI, id)).lock();
-            EditLockResult b = node2.editLocks().acquire("B-" + id, EditResource.paragraph(WIKI, id, created.paragraphs().get(1).id()));
+            Article created = node1.session("editor").editLocks().createArticle(WIKI, id, "<p>One.</p><p>Two.</p><p>Three.</p>");
+            node1.session("A-" + id).editLocks().tryLock(EditResource.article(WIKI, id)).granted().lock();
+            EditLockResult b = node2.session("B-" + id).editLocks().tryLock(EditResource.paragraph(WIKI, id, created.paragraphs().get(1).id()));
             if (b.isGranted()) {
                 violations.add("round " + round + ": paragraph 2 granted to B on node 2 after A's article lock on node 1");
             }
@@ -92,20 +92,20 @@ class GaleraEditLockTest {
         try {
             for (int round = 0; round < ROUNDS; round++) {
                 String id = "c" + run + "r" + round;
-                Article created = node1.editLocks().createArticle("editor", WIKI, id, "<p>One.</p><p>Two.</p><p>Three.</p>");
+                Article created = node1.session("editor").editLocks().createArticle(WIKI, id, "<p>One.</p><p>Two.</p><p>Three.</p>");
                 EditResource article = EditResource.article(WIKI, id);
                 String without2 = created.html().replace(created.paragraphs().get(1).html(), "");
                 CyclicBarrier together = new CyclicBarrier(2);
                 Future<SaveResult> save = pool.submit(() -> {
                     together.await(1, TimeUnit.MINUTES);
-                    EditLock a = node1.editLocks().acquire("A-" + id, article).lock();
-                    return node1.editLocks().save("A-" + id, a.lockId(), without2, created.usn());
+                    EditLock a = node1.session("A-" + id).editLocks().tryLock(article).granted().lock();
+                    return node1.session("A-" + id).editLocks().save(a.lockToken(), without2, created.usn());
                 });
                 Future<Boolean> request = pool.submit(() -> {
                     together.await(1, TimeUnit.MINUTES);
                     EditResource p2 = EditResource.paragraph(WIKI, id, created.paragraphs().get(1).id());
                     try {
-                        return node2.editLocks().acquire("B-" + id, p2).isGranted();
+                        return node2.session("B-" + id).editLocks().tryLock(p2).isGranted();
                     } catch (EngineRuntimeException e) {
                         // After A's save the paragraph is gone: the request names it as a bad value.
                         assertThat(e.getMessage()).endsWith("(the article " + article + " has no paragraph " + p2.paragraphId() + ")");

@@ -114,7 +114,7 @@ public final class OutageWorker {
                 Random random = new Random();
                 threads.add(loop("tree", i -> {
                     TreePath node = random.nextInt(3) == 0 ? site : site.child("workshop", random.nextBoolean() ? "A" : "B");
-                    try (TreeLockHandle ignored = engine.treeLocks().lock(Set.of(node), "pid " + pid, Duration.ofSeconds(60))) {
+                    try (TreeLockHandle ignored = engine.session("pid " + pid).treeLocks().lock(Set.of(node), Duration.ofSeconds(60))) {
                         long start = System.nanoTime();
                         long end = System.nanoTime();
                         append(logs.resolve("tree.log"), start + " " + end + " " + pid + " " + node);

@@ -217,17 +217,16 @@ public abstract class AbstractHostTransactionTest {
         TreePath node = TreePath.root("site", "host-" + UUID.randomUUID().toString().substring(0, 8));
         try (Connection c = hostPool.getConnection()) {
             c.setAutoCommit(false);
-            EngineRuntimeException tree = failure(() -> host.joining(c, () -> engine.treeLocks().tryLock(TreeLockRequest.exclusive(node), "host")));
+            EngineRuntimeException tree = failure(() -> host.joining(c, () -> engine.session("host").treeLocks().tryLock(TreeLockRequest.exclusive(node))));
             assertThat(tree).hasMessage("E_HOST_TRANSACTION: A tree lock cannot run inside the host's transaction: it commits"
                     + " transactions of its own, which other nodes must see at once. Call it outside the host's transaction.");
-            EngineRuntimeException edit = failure(() -> host.joining(c, () -> engine.editLocks().acquire("alice",
-                    EditResource.article("wiki", "host"))));
+            EngineRuntimeException edit = failure(() -> host.joining(c, () -> engine.session("alice").editLocks().tryLock(EditResource.article("wiki", "host"))));
             assertThat(edit.getExceptionCode()).isEqualTo(ExceptionCode.E_HOST_TRANSACTION);
             assertThat(edit.getMessage()).startsWith("E_HOST_TRANSACTION: An edit lock operation cannot run inside");
             c.rollback();
         }
         assertThat(engine.treeLocks().status(node)).isEmpty();
-        TreeLockHandle outside = engine.treeLocks().tryLock(TreeLockRequest.exclusive(node), "host").orElseThrow();
+        TreeLockHandle outside = engine.session("host").treeLocks().tryLock(TreeLockRequest.exclusive(node)).orElseThrow();
         outside.unlock();
     }
 

@@ -67,8 +67,8 @@ public abstract class AbstractExactKeysTest {
     @CsvSource(value = {"CaseA|casea", "é|e", "Sp|'Sp '"}, delimiter = '|')
     void treeNodesDifferingInCaseAccentOrTrailingSpace_areTwoNodes(String one, String other) {
         TreePath site = TreePath.root("site", "keys-" + u + "-" + one.length() + other.length());
-        TreeLockHandle both = engine.treeLocks().tryLock(TreeLockRequest.exclusive(Set.of(site.child("workshop", one),
-                site.child("workshop", other))), "exact").orElseThrow();
+        TreeLockHandle both = engine.session("exact").treeLocks().tryLock(TreeLockRequest.exclusive(Set.of(site.child("workshop", one),
+                site.child("workshop", other)))).orElseThrow();
         assertThat(both.nodes()).hasSize(2);
         both.unlock();
     }
@@ -85,10 +85,10 @@ public abstract class AbstractExactKeysTest {
 
     @Test
     void articlesAndUsersDifferingOnlyInCase_lockApart() {
-        engine.editLocks().createArticle("setup", "wiki", "Beijing-" + u, "<p>one</p>");
-        engine.editLocks().createArticle("setup", "wiki", "beijing-" + u, "<p>two</p>");
-        assertThat(engine.editLocks().acquire("Alice" + u, EditResource.article("wiki", "Beijing-" + u)).isGranted()).isTrue();
-        assertThat(engine.editLocks().acquire("alice" + u, EditResource.article("wiki", "beijing-" + u)).isGranted()).isTrue();
-        assertThat(engine.editLocks().status(EditResource.article("wiki", "beijing-" + u)).articleLock().userId()).isEqualTo("alice" + u);
+        engine.session("setup").editLocks().createArticle("wiki", "Beijing-" + u, "<p>one</p>");
+        engine.session("setup").editLocks().createArticle("wiki", "beijing-" + u, "<p>two</p>");
+        assertThat(engine.session("Alice" + u).editLocks().tryLock(EditResource.article("wiki", "Beijing-" + u)).isGranted()).isTrue();
+        assertThat(engine.session("alice" + u).editLocks().tryLock(EditResource.article("wiki", "beijing-" + u)).isGranted()).isTrue();
+        assertThat(engine.editLocks().status(EditResource.article("wiki", "beijing-" + u)).articleLock().holder()).isEqualTo("alice" + u);
     }
 }

@@ -64,6 +64,11 @@ public abstract class AbstractMultiProcessTreeLockTest {
     private record Operation(long start, long end, String pid, TreeLockRequest request) {
     }
 
+    /** The tree locks as {@code user}. */
+    private TreeLocks as(String user) {
+        return engine.session(user).treeLocks();
+    }
+
     @Test
     void threeProcesses_conflictingOperationsNeverOverlap() throws Exception {
         String site = UUID.randomUUID().toString().substring(0, 8);
@@ -112,10 +117,10 @@ public abstract class AbstractMultiProcessTreeLockTest {
         TreePath root = TreePath.root("site", site);
         try (ChildJvm holder = ChildJvm.start(TreeLockWorker.class, args(1, "hold", site))) {
             holder.awaitLine(l -> l.startsWith("LOCKED "), STARTUP);
-            assertThat(locks.tryLock(TreeLockRequest.exclusive(root.child("workshop", "A").child("bench", "2")), "parent"))
+            assertThat(as("parent").tryLock(TreeLockRequest.exclusive(root.child("workshop", "A").child("bench", "2"))))
                     .as("a bench under the held workshop").isEmpty();
-            assertThat(locks.tryLock(TreeLockRequest.shared(root), "parent")).as("the site above it").isEmpty();
-            Optional<TreeLockHandle> other = locks.tryLock(TreeLockRequest.exclusive(root.child("workshop", "B")), "parent");
+            assertThat(as("parent").tryLock(TreeLockRequest.shared(root))).as("the site above it").isEmpty();
+            Optional<TreeLockHandle> other = as("parent").tryLock(TreeLockRequest.exclusive(root.child("workshop", "B")));
             assertThat(other).as("the other workshop, while A is held").isPresent();
             other.get().unlock();
             holder.kill();
@@ -134,9 +139,9 @@ public abstract class AbstractMultiProcessTreeLockTest {
         }
         TreeLockRequest bench = TreeLockRequest.exclusive(workshop.child("bench", "1"));
         clock.set(expiry.minusMillis(1));
-        assertThat(locks.tryLock(bench, "parent")).as("before the lease ends").isEmpty();
+        assertThat(as("parent").tryLock(bench)).as("before the lease ends").isEmpty();
         clock.set(expiry.plusMillis(1));
-        Optional<TreeLockHandle> taken = locks.tryLock(bench, "parent");
+        Optional<TreeLockHandle> taken = as("parent").tryLock(bench);
         assertThat(taken).as("after the lease ends").isPresent();
         taken.get().unlock();
         assertThat(locks.status(workshop)).isEmpty();

@@ -83,7 +83,7 @@ public abstract class AbstractTreeLockContractTest {
     }
 
     private Optional<TreeLockHandle> tryX(TreePath... nodes) {
-        return locks.tryLock(TreeLockRequest.exclusive(nodes), "test");
+        return as("test").tryLock(TreeLockRequest.exclusive(nodes));
     }
 
     private boolean free(TreePath... nodes) {
@@ -92,19 +92,24 @@ public abstract class AbstractTreeLockContractTest {
         return h.isPresent();
     }
 
+    /** The tree locks as {@code user}. */
+    private TreeLocks as(String user) {
+        return engine.session(user).treeLocks();
+    }
+
     @Test
     void nodesNobodyHolds_goInTheSweep_andLockAgainAfterwards() throws Exception {
         TreePath bench = site.child("workshop", "A").child("bench", "1");
-        locks.lock(Set.of(bench), "o", Duration.ZERO).unlock();
+        as("o").lock(Set.of(bench), Duration.ZERO).unlock();
         assertThat(nodeRows()).as("the site, the workshop and the bench have rows").isEqualTo(3);
-        TreeLockHandle held = locks.lock(Set.of(site.child("workshop", "B")), "o", Duration.ZERO);
-        DefaultTreeLocks tree = (DefaultTreeLocks) locks;
+        TreeLockHandle held = as("o").lock(Set.of(site.child("workshop", "B")), Duration.ZERO);
+        TreeLockService tree = ((DefaultTreeLocks) locks).service();
         while (tree.sweepIdleNodes() > 0) {
             // batches of 100 until no idle node is left (other classes' sites too)
         }
         assertThat(nodeRows()).as("only the held workshop B and the site above it are left").isEqualTo(2);
         held.unlock();
-        locks.lock(Set.of(bench), "o", Duration.ZERO).unlock();
+        as("o").lock(Set.of(bench), Duration.ZERO).unlock();
     }
 
     /** The node rows of this test's site, read with plain JDBC. */
@@ -134,8 +139,8 @@ public abstract class AbstractTreeLockContractTest {
         b8.unlock();
 
         // One operation spanning benches 1, 2, 3 of A and 4, 5, 6 of B holds all six at once...
-        TreeLockHandle span = locks.lock(Set.of(bench("A", "1"), bench("A", "2"), bench("A", "3"),
-                bench("B", "4"), bench("B", "5"), bench("B", "6")), "upgrade", Duration.ofSeconds(5));
+        TreeLockHandle span = as("upgrade").lock(Set.of(bench("A", "1"), bench("A", "2"), bench("A", "3"),
+                bench("B", "4"), bench("B", "5"), bench("B", "6")), Duration.ofSeconds(5));
         assertThat(span.nodes()).hasSize(6).containsValue(TreeLockMode.EXCLUSIVE);
         for (String b : List.of("1", "2", "3")) {
             assertThat(tryX(bench("A", b))).as("bench A/" + b).isEmpty();
@@ -150,7 +155,7 @@ public abstract class AbstractTreeLockContractTest {
         assertThat(tryX(workshop("A"))).isEmpty();
         assertThat(tryX(workshop("B"))).isEmpty();
         assertThat(tryX(site)).isEmpty();
-        assertThat(locks.status(site)).extracting(TreeLockInfo::leaseId).containsExactly(span.leaseId());
+        assertThat(locks.status(site)).extracting(TreeLockInfo::lockToken).containsExactly(span.lockToken());
 
         assertThat(span.unlock()).isTrue();
         assertThat(free(workshop("A"), workshop("B"))).isTrue();
@@ -180,10 +185,10 @@ public abstract class AbstractTreeLockContractTest {
     @Test
     void sharedLocks_manyReadersOfAWorkshop_noWriterInsideIt() {
         TreeLockRequest readA = TreeLockRequest.shared(workshop("A"));
-        TreeLockHandle r1 = locks.tryLock(readA, "reader 1").orElseThrow();
-        TreeLockHandle r2 = locks.tryLock(readA, "reader 2").orElseThrow();
-        TreeLockHandle benchReader = locks.tryLock(TreeLockRequest.shared(bench("A", "1")), "reader 3").orElseThrow();
-        TreeLockHandle siteReader = locks.tryLock(TreeLockRequest.shared(site), "reader 4").orElseThrow();
+        TreeLockHandle r1 = as("reader 1").tryLock(readA).orElseThrow();
+        TreeLockHandle r2 = as("reader 2").tryLock(readA).orElseThrow();
+        TreeLockHandle benchReader = as("reader 3").tryLock(TreeLockRequest.shared(bench("A", "1"))).orElseThrow();
+        TreeLockHandle siteReader = as("reader 4").tryLock(TreeLockRequest.shared(site)).orElseThrow();
         assertThat(tryX(bench("A", "2"))).as("a writer below a read workshop").isEmpty();
         assertThat(tryX(workshop("A"))).isEmpty();
         assertThat(tryX(site)).isEmpty();
@@ -194,9 +199,9 @@ public abstract class AbstractTreeLockContractTest {
         r2.unlock();
         benchReader.unlock();
         TreeLockHandle writer = tryX(bench("A", "2")).orElseThrow();
-        assertThat(locks.tryLock(readA, "reader 5")).isEmpty();
-        assertThat(locks.tryLock(TreeLockRequest.shared(bench("A", "2")), "reader 6")).isEmpty();
-        Optional<TreeLockHandle> sibling = locks.tryLock(TreeLockRequest.shared(bench("A", "3")), "reader 7");
+        assertThat(as("reader 5").tryLock(readA)).isEmpty();
+        assertThat(as("reader 6").tryLock(TreeLockRequest.shared(bench("A", "2")))).isEmpty();
+        Optional<TreeLockHandle> sibling = as("reader 7").tryLock(TreeLockRequest.shared(bench("A", "3")));
         assertThat(sibling).isPresent();
         sibling.get().unlock();
         writer.unlock();
@@ -206,10 +211,10 @@ public abstract class AbstractTreeLockContractTest {
     void oneRequestMixingModes_sharedWorkshopAndExclusiveBenchInside() {
         TreeLockRequest mixed = TreeLockRequest.builder().node(workshop("A"), TreeLockMode.SHARED)
                 .node(bench("A", "1"), TreeLockMode.EXCLUSIVE).build();
-        TreeLockHandle h = locks.tryLock(mixed, "mixed").orElseThrow();
-        assertThat(locks.tryLock(TreeLockRequest.shared(bench("A", "2")), "reader")).as("IS under SIX").isPresent()
+        TreeLockHandle h = as("mixed").tryLock(mixed).orElseThrow();
+        assertThat(as("reader").tryLock(TreeLockRequest.shared(bench("A", "2")))).as("IS under SIX").isPresent()
                 .get().extracting(TreeLockHandle::unlock).isEqualTo(true);
-        assertThat(locks.tryLock(TreeLockRequest.shared(workshop("A")), "reader")).as("S against SIX").isEmpty();
+        assertThat(as("reader").tryLock(TreeLockRequest.shared(workshop("A")))).as("S against SIX").isEmpty();
         assertThat(tryX(bench("A", "2"))).as("IX against SIX").isEmpty();
         h.unlock();
     }
@@ -217,16 +222,16 @@ public abstract class AbstractTreeLockContractTest {
     @Test
     void leaseLapsesAtItsExpiryByTheEngineClock_notBefore_andTheLoserLearnsItAtHeartbeat() {
         TreeLockHandle h = tryX(bench("A", "1")).orElseThrow();
-        assertThat(h.expiresAt()).isEqualTo(h.acquiredAt().plus(LEASE));
+        assertThat(h.expiresAt()).isEqualTo(h.lockedAt().plus(LEASE));
         clock.set(h.expiresAt());
         assertThat(tryX(bench("A", "1"))).as("at the expiry instant it still holds").isEmpty();
         clock.set(h.expiresAt().plusNanos(1000));
         TreeLockHandle taker = tryX(workshop("A")).orElseThrow();
-        assertThat(locks.status(site)).extracting(TreeLockInfo::leaseId).containsExactly(taker.leaseId());
+        assertThat(locks.status(site)).extracting(TreeLockInfo::lockToken).containsExactly(taker.lockToken());
 
         EngineRuntimeException e = failure(h::heartbeat);
         assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_LEASE_LAPSED);
-        assertThat(e.getMessage()).contains(h.leaseId()).contains("test");
+        assertThat(e.getMessage()).contains(h.lockToken()).contains("test");
         assertThat(h.unlock()).as("the lapsed holder no longer held it").isFalse();
         taker.unlock();
     }
@@ -246,16 +251,16 @@ public abstract class AbstractTreeLockContractTest {
 
     @Test
     void statusListsTheLocksInASubtree_withOwnerNodesAndExpiry() {
-        TreeLockHandle a1 = locks.tryLock(TreeLockRequest.exclusive(bench("A", "1")), "op 17").orElseThrow();
-        TreeLockHandle b = locks.tryLock(TreeLockRequest.shared(workshop("B")), "audit").orElseThrow();
+        TreeLockHandle a1 = as("op 17").tryLock(TreeLockRequest.exclusive(bench("A", "1"))).orElseThrow();
+        TreeLockHandle b = as("audit").tryLock(TreeLockRequest.shared(workshop("B"))).orElseThrow();
         assertThat(locks.status(workshop("A"))).singleElement().satisfies(i -> {
-            assertThat(i.owner()).isEqualTo("op 17");
+            assertThat(i.holder()).isEqualTo("op 17");
             assertThat(i.nodes()).containsExactly(java.util.Map.entry(bench("A", "1"), TreeLockMode.EXCLUSIVE));
             assertThat(i.expiresAt()).isEqualTo(a1.expiresAt());
         });
-        assertThat(locks.status(site)).extracting(TreeLockInfo::owner).containsExactlyInAnyOrder("op 17", "audit");
+        assertThat(locks.status(site)).extracting(TreeLockInfo::holder).containsExactlyInAnyOrder("op 17", "audit");
         assertThat(locks.status(bench("A", "2"))).isEmpty();
-        assertThat(locks.status()).extracting(TreeLockInfo::leaseId).contains(a1.leaseId(), b.leaseId());
+        assertThat(locks.status()).extracting(TreeLockInfo::lockToken).contains(a1.lockToken(), b.lockToken());
         a1.unlock();
         b.unlock();
     }
@@ -299,12 +304,12 @@ public abstract class AbstractTreeLockContractTest {
         TreeLockHandle holder = tryX(workshop("A")).orElseThrow();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<TreeLockHandle> waiter = pool.submit(() -> locks.lock(Set.of(bench("A", "1")), "waiter", Duration.ofSeconds(20)));
+            Future<TreeLockHandle> waiter = pool.submit(() -> as("waiter").lock(Set.of(bench("A", "1")), Duration.ofSeconds(20)));
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queuedOn(bench("A", "1")));
             assertThat(waiter).isNotDone();
             holder.unlock();
             TreeLockHandle granted = waiter.get(10, TimeUnit.SECONDS);
-            assertThat(granted.owner()).isEqualTo("waiter");
+            assertThat(granted.holder()).isEqualTo("waiter");
             granted.unlock();
         } finally {
             pool.shutdownNow();
@@ -313,18 +318,18 @@ public abstract class AbstractTreeLockContractTest {
 
     /** True once a waiter has queued at the head of {@code node}: later conflicting requests yield to it. */
     private boolean queuedOn(TreePath node) {
-        Optional<TreeLockHandle> h = locks.tryLock(TreeLockRequest.exclusive(node.child("probe", "p")), "probe");
+        Optional<TreeLockHandle> h = as("probe").tryLock(TreeLockRequest.exclusive(node.child("probe", "p")));
         h.ifPresent(TreeLockHandle::unlock);
         return h.isEmpty();
     }
 
     @Test
     void lockTimesOut_namingWhoBlocksIt_andLeavesNothingQueued() {
-        TreeLockHandle holder = locks.tryLock(TreeLockRequest.exclusive(workshop("A")), "nightly upgrade").orElseThrow();
-        EngineRuntimeException e = failure(() -> locks.lock(Set.of(bench("A", "1")), "impatient", Duration.ofMillis(50)));
+        TreeLockHandle holder = as("nightly upgrade").tryLock(TreeLockRequest.exclusive(workshop("A"))).orElseThrow();
+        EngineRuntimeException e = failure(() -> as("impatient").lock(Set.of(bench("A", "1")), Duration.ofMillis(50)));
         assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_LOCK_TIMEOUT);
-        assertThat(e.getMessage()).contains("X " + bench("A", "1")).contains("nightly upgrade").contains(holder.leaseId());
-        assertThat(locks.tryLock(TreeLockRequest.exclusive(bench("A", "1")), "x", Duration.ofMillis(20))).isEmpty();
+        assertThat(e.getMessage()).contains("X " + bench("A", "1")).contains("nightly upgrade").contains(holder.lockToken());
+        assertThat(as("x").tryLock(TreeLockRequest.exclusive(bench("A", "1")), Duration.ofMillis(20))).isEmpty();
         holder.unlock();
         assertThat(free(bench("A", "1"))).as("the timed-out waiter left the queue").isTrue();
     }
@@ -341,7 +346,7 @@ public abstract class AbstractTreeLockContractTest {
                 TreePath mine = bench("A", "" + t);
                 streams.add(pool.submit(() -> {
                     while (!stop.get()) {
-                        Optional<TreeLockHandle> h = locks.tryLock(TreeLockRequest.exclusive(mine), "bench", Duration.ofMillis(200));
+                        Optional<TreeLockHandle> h = as("bench").tryLock(TreeLockRequest.exclusive(mine), Duration.ofMillis(200));
                         if (h.isPresent()) {
                             benchGrants.incrementAndGet();
                             h.get().unlock();
@@ -351,10 +356,10 @@ public abstract class AbstractTreeLockContractTest {
                 }));
             }
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).until(() -> benchGrants.get() > 20);
-            Future<TreeLockHandle> workshop = pool.submit(() -> locks.lock(Set.of(workshop("A")), "workshop", Duration.ofSeconds(30)));
+            Future<TreeLockHandle> workshop = pool.submit(() -> as("workshop").lock(Set.of(workshop("A")), Duration.ofSeconds(30)));
             // From the moment the waiter holds its place, only bench locks already in flight may still be granted.
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(1))
-                    .until(() -> ((DefaultTreeLocks) locks).hasQueue(workshop("A")) || workshop.isDone());
+                    .until(() -> ((DefaultTreeLocks) locks).service().hasQueue(workshop("A")) || workshop.isDone());
             int queuedAt = benchGrants.get();
             TreeLockHandle h = workshop.get(30, TimeUnit.SECONDS);
             int grantsWhileQueued = benchGrants.get() - queuedAt;
@@ -392,7 +397,7 @@ public abstract class AbstractTreeLockContractTest {
                         // Each thread asks for the nodes in its own order, two at a time, overlapping.
                         int i = r % (order.size() - 1);
                         Set<TreePath> pair = new java.util.LinkedHashSet<>(List.of(order.get(i), order.get(i + 1)));
-                        try (TreeLockHandle h = locks.lock(pair, "t", Duration.ofSeconds(30))) {
+                        try (TreeLockHandle h = as("t").lock(pair, Duration.ofSeconds(30))) {
                             done += h.nodes().size() > 0 ? 1 : 0;
                         }
                     }
@@ -417,10 +422,10 @@ public abstract class AbstractTreeLockContractTest {
         assertThat(failure(() -> TreeLockRequest.exclusive(Set.of())).getMessage()).contains("name at least one node");
         assertThat(failure(() -> TreeLockMode.parse("W")).getMessage())
                 .isEqualTo("E_BAD_VALUE: Bad value for tree lock mode: \"W\" (expected S, X, shared or exclusive)");
-        assertThat(failure(() -> locks.tryLock(TreeLockRequest.exclusive(workshop("A")), "")).getMessage()).contains("tree lock owner");
-        assertThat(failure(() -> locks.tryLock(TreeLockRequest.exclusive(workshop("A")), "o".repeat(65))).getExceptionCode())
-                .isEqualTo(ExceptionCode.E_BAD_VALUE);
-        assertThat(failure(() -> locks.lock(TreeLockRequest.exclusive(workshop("A")), "o", Duration.ofSeconds(-1))).getMessage())
+        assertThat(failure(() -> as("o".repeat(65)).tryLock(TreeLockRequest.exclusive(workshop("A")))).getMessage())
+                .isEqualTo("E_BAD_VALUE: Bad value for tree lock holder (the session's user): \"" + "o".repeat(65)
+                        + "\" (1 to 64 characters)");
+        assertThat(failure(() -> as("o").lock(TreeLockRequest.exclusive(workshop("A")), Duration.ofSeconds(-1))).getMessage())
                 .contains("maxWait");
         String s = site.last().id();
         assertThat(failure(() -> locks.parseRequest("<site id=\"" + s + "\"><workshop id=\"A\"><bench/></workshop></site>")).getMessage())
@@ -459,7 +464,7 @@ public abstract class AbstractTreeLockContractTest {
         assertThat(xml).isEqualTo(json);
         assertThat(xml.nodes()).containsEntry(bench("A", "1"), TreeLockMode.EXCLUSIVE)
                 .containsEntry(bench("B", "5"), TreeLockMode.SHARED).hasSize(5);
-        TreeLockHandle h = locks.tryLock(xml, "from xml").orElseThrow();
+        TreeLockHandle h = as("from xml").tryLock(xml).orElseThrow();
         assertThat(free(bench("A", "7"))).isTrue();
         assertThat(tryX(workshop("B"))).isEmpty();
         h.unlock();
@@ -510,7 +515,7 @@ public abstract class AbstractTreeLockContractTest {
             if (action < 12 || held.isEmpty()) {
                 TreeLockRequest r = randomRequest(random);
                 boolean expected = held.values().stream().noneMatch(h -> conflict(h, r));
-                Optional<TreeLockHandle> got = locks.tryLock(r, "p" + step);
+                Optional<TreeLockHandle> got = as("p" + step).tryLock(r);
                 assertThat(got.isPresent()).as("seed %d step %d: %s while holding %s", seed, step, r, held.values())
                         .isEqualTo(expected);
                 got.ifPresent(h -> held.put(h, r));
@@ -547,7 +552,7 @@ public abstract class AbstractTreeLockContractTest {
                     start.await();
                     for (int i = 0; i < rounds; i++) {
                         TreeLockRequest r = randomRequest(random);
-                        try (TreeLockHandle h = locks.lock(r, "fuzz", Duration.ofSeconds(60))) {
+                        try (TreeLockHandle h = as("fuzz").lock(r, Duration.ofSeconds(60))) {
                             // Registered after the grant and removed before the release: inside the true hold.
                             synchronized (holding) {
                                 holding.stream().filter(o -> conflict(o, r)).forEach(o -> violations.add(r + " granted while " + o + " held"));

@@ -38,7 +38,7 @@ class PostgresTreeLockWakeUpTest {
         try (ContentEngine engine = ContentEngine.open(config);
              ChildJvm holder = ChildJvm.start(TreeLockWorker.class, pg.jdbcUrl(), pg.username(), pg.password(), "hand-over", site)) {
             holder.awaitLine(l -> l.startsWith("LOCKED "), STARTUP);
-            DefaultTreeLocks locks = (DefaultTreeLocks) engine.treeLocks();
+            TreeLockService locks = ((DefaultTreeLocks) engine.treeLocks()).service();
             CompletableFuture<TreeLockHandle> waiting = CompletableFuture.supplyAsync(
                     () -> locks.lock(TreeLockRequest.exclusive(bench), "parent", Duration.ofMinutes(10)));
             // Queued at the head of its node: it has been refused once and waits for its next attempt.

@@ -32,7 +32,7 @@ public final class TreeLockWorker {
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (ContentEngine engine = ContentEngine.open(config)) {
             if (args[3].equals("hand-over")) {
-                TreeLockHandle h = engine.treeLocks().lock(java.util.Set.of(site.child("workshop", "A")), "pid " + pid,
+                TreeLockHandle h = engine.session("pid " + pid).treeLocks().lock(java.util.Set.of(site.child("workshop", "A")),
                         Duration.ofSeconds(30));
                 System.out.println("LOCKED " + h.expiresAt());
                 System.out.flush();
@@ -44,7 +44,7 @@ public final class TreeLockWorker {
                 return;
             }
             if (args[3].equals("hold")) {
-                TreeLockHandle h = engine.treeLocks().lock(java.util.Set.of(site.child("workshop", "A")), "pid " + pid,
+                TreeLockHandle h = engine.session("pid " + pid).treeLocks().lock(java.util.Set.of(site.child("workshop", "A")),
                         Duration.ofSeconds(30));
                 System.out.println("LOCKED " + h.expiresAt());
                 System.out.flush();
@@ -59,7 +59,7 @@ public final class TreeLockWorker {
             stdin.readLine();
             for (int i = 0; i < rounds; i++) {
                 TreeLockRequest request = random(site, random);
-                try (TreeLockHandle ignored = engine.treeLocks().lock(request, "pid " + pid, Duration.ofSeconds(60))) {
+                try (TreeLockHandle ignored = engine.session("pid " + pid).treeLocks().lock(request, Duration.ofSeconds(60))) {
                     long start = System.nanoTime();
                     Thread.sleep(2 + random.nextInt(5)); // some operations overlap in time, some don't
                     long end = System.nanoTime();

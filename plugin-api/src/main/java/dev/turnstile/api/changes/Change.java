@@ -18,6 +18,12 @@ import java.util.UUID;
  * @param usnBefore  null for a creation
  * @param usnAfter   null for a deletion
  * @param properties the changed custom properties (for a creation every value set; for a deletion every value held)
+ *
+ * @param objectId the object changed
+ * @param className its class
+ * @param user the user whose session saved
+ * @param time when the (last coalesced) save committed, by the database clock
+ * @param kind what the save did
  */
 public record Change(List<Long> changeIds, long position, UUID objectId, String className, String user, Instant time,
                      ChangeKind kind, Long usnBefore, Long usnAfter, Map<String, PropertyChange> properties) {
@@ -26,10 +32,12 @@ public record Change(List<Long> changeIds, long position, UUID objectId, String 
         properties = Collections.unmodifiableMap(new TreeMap<>(properties));
     }
 
+    /** The id of the last of the changes this one stands for. */
     public long lastChangeId() {
         return changeIds.get(changeIds.size() - 1);
     }
 
+    /** Whether this change stands for several saves by one user, coalesced. */
     public boolean isCoalesced() {
         return changeIds.size() > 1;
     }

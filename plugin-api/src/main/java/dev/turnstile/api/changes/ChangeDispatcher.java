@@ -15,6 +15,7 @@ public interface ChangeDispatcher extends AutoCloseable {
     /** Stops the thread after its current pass. */
     void stop();
 
+    /** The dispatcher's name, unique among the dispatchers sharing the feed. */
     String name();
 
     /** True while its thread runs passes: started, not stopped, and not past its maximum run time. */

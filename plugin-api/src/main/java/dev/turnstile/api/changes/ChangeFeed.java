@@ -42,6 +42,7 @@ public interface ChangeFeed {
     /** Removes delivered changes from a client's queue; ids already removed are ignored. */
     void acknowledge(String client, Collection<Long> deliveryIds);
 
+    /** How far behind the feed client {@code client} is. */
     ClientLag lag(String client);
 
     /** Every client's lag, by name. */

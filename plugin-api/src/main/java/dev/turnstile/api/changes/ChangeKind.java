@@ -6,7 +6,12 @@ import java.util.Locale;
 
 /** What a save did to an object, as the change feed records it; one change per committed save. */
 public enum ChangeKind {
-    CREATE, UPDATE, DELETE,
+    /** A save that created the object. */
+    CREATE,
+    /** A save that changed properties of the object (and perhaps its lock). */
+    UPDATE,
+    /** A save that deleted the object. */
+    DELETE,
     /** A save that only locked the object (or refreshed its lock). */
     LOCK,
     /** A save that only unlocked the object. */

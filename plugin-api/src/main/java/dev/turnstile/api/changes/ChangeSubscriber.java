@@ -9,5 +9,6 @@ import java.util.List;
  */
 @FunctionalInterface
 public interface ChangeSubscriber {
+    /** Receives a batch of changes for {@code client}, in order per object; throwing redelivers them later. */
     void deliver(String client, List<Change> changes) throws Exception;
 }

@@ -9,6 +9,11 @@ import java.time.Instant;
  *
  * @param oldestPending null when nothing is pending
  * @param heldBy        the dispatcher serving it now, or null
+ *
+ * @param client the client's name
+ * @param position the last change position delivered to it
+ * @param pending how many recorded changes it has not received
+ * @param touchedAt when a dispatcher last served it
  */
 public record ClientLag(String client, long position, long pending, Duration oldestPending, Instant touchedAt,
                         String heldBy) {

@@ -11,8 +11,11 @@ import java.util.Objects;
  * {@link #DEFAULT_LEASE} on the client it serves, no limit on a run started with {@code start()}.
  */
 public final class DispatcherConfig {
+    /** Changes read per pass, by default. */
     public static final int DEFAULT_BATCH_SIZE = 100;
+    /** The pause after a pass that found nothing to do, by default. */
     public static final Duration DEFAULT_IDLE_DELAY = Duration.ofMillis(100);
+    /** How long a dispatcher's claim on a client lasts unless renewed, by default. */
     public static final Duration DEFAULT_LEASE = Duration.ofSeconds(30);
 
     private final String name;
@@ -31,10 +34,12 @@ public final class DispatcherConfig {
         this.maxRunTime = b.maxRunTime;
     }
 
+    /** The defaults. */
     public static DispatcherConfig ofDefaults() {
         return builder().build();
     }
 
+    /** A builder starting from the defaults. */
     public static Builder builder() {
         return new Builder();
     }
@@ -44,18 +49,22 @@ public final class DispatcherConfig {
         return name;
     }
 
+    /** Changes read per pass. */
     public int batchSize() {
         return batchSize;
     }
 
+    /** Whether runs of saves by one user on one object are delivered as one change. */
     public boolean coalesce() {
         return coalesce;
     }
 
+    /** The pause after a pass that found nothing to do. */
     public Duration idleDelay() {
         return idleDelay;
     }
 
+    /** How long a claim on a client lasts unless renewed. */
     public Duration lease() {
         return lease;
     }
@@ -71,6 +80,7 @@ public final class DispatcherConfig {
                 + idleDelay + ", lease=" + lease + ", maxRunTime=" + maxRunTime + "}";
     }
 
+    /** Builds a {@link DispatcherConfig}; each setter refuses a bad value naming it. */
     public static final class Builder {
         private String name;
         private int batchSize = DEFAULT_BATCH_SIZE;
@@ -82,6 +92,7 @@ public final class DispatcherConfig {
         private Builder() {
         }
 
+        /** The dispatcher's name. */
         public Builder name(String name) {
             if (name == null || name.isBlank() || name.length() > 64) {
                 throw EngineRuntimeException.badArgument("dispatcher name", name, "1 to 64 characters");
@@ -90,6 +101,7 @@ public final class DispatcherConfig {
             return this;
         }
 
+        /** Changes read per pass. */
         public Builder batchSize(int batchSize) {
             if (batchSize <= 0 || batchSize > 10_000) {
                 throw EngineRuntimeException.badArgument("dispatcher batchSize", batchSize, "from 1 to 10000");
@@ -98,11 +110,13 @@ public final class DispatcherConfig {
             return this;
         }
 
+        /** Whether runs of saves by one user on one object are delivered as one change. */
         public Builder coalesce(boolean coalesce) {
             this.coalesce = coalesce;
             return this;
         }
 
+        /** The pause after a pass that found nothing to do. */
         public Builder idleDelay(Duration delay) {
             if (delay == null || delay.isNegative()) {
                 throw EngineRuntimeException.badArgument("dispatcher idleDelay", delay, "zero or more");
@@ -111,6 +125,7 @@ public final class DispatcherConfig {
             return this;
         }
 
+        /** How long a claim on a client lasts unless renewed. */
         public Builder lease(Duration lease) {
             if (lease == null || lease.toMillis() < 1000) {
                 throw EngineRuntimeException.badArgument("dispatcher lease", lease, "at least 1s");
@@ -119,6 +134,7 @@ public final class DispatcherConfig {
             return this;
         }
 
+        /** How long the dispatcher runs before it stops by itself (null: until closed). */
         public Builder maxRunTime(Duration maxRunTime) {
             if (maxRunTime != null && (maxRunTime.isNegative() || maxRunTime.isZero())) {
                 throw EngineRuntimeException.badArgument("dispatcher maxRunTime", maxRunTime, "positive, or null for no limit");
@@ -127,6 +143,7 @@ public final class DispatcherConfig {
             return this;
         }
 
+        /** The configuration. */
         public DispatcherConfig build() {
             return new DispatcherConfig(this);
         }

@@ -19,8 +19,10 @@ public interface Dispenser {
     /** The most entries or ranges one page of {@link #register(long, int)} or {@link #report(long, int)} holds. */
     int MAX_PAGE = 10_000;
 
+    /** The dispenser's name. */
     String name();
 
+    /** Its configuration. */
     DispenserConfig config();
 
     /** The next number. */

@@ -18,9 +18,13 @@ import java.util.Objects;
  * most {@value #DEFAULT_MAX_BLOCK} numbers.
  */
 public final class DispenserConfig {
+    /** The retry policy a dispenser waits by, by default. */
     public static final String DEFAULT_RETRY_POLICY = "dispenser";
+    /** The cooperative-lock timeout of the COOPERATIVE_LOCK strategy, by default. */
     public static final int DEFAULT_LOCK_TIMEOUT_SECONDS = 30;
+    /** The most numbers one call may take, by default. */
     public static final int DEFAULT_MAX_BLOCK = 10_000;
+    /** How long a request key is remembered (a retried call gets the same numbers), by default. */
     public static final Duration DEFAULT_REQUEST_KEY_RETENTION = Duration.ofHours(24);
     /** The largest start value: far beyond any series, far below where a counter could overflow. */
     public static final long MAX_START = 1_000_000_000_000_000_000L;
@@ -49,14 +53,17 @@ public final class DispenserConfig {
         this.requestKeyRetention = b.requestKeyRetention;
     }
 
+    /** A builder starting from the defaults. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** The defaults: COMBINING, from 1, never reset, no format. */
     public static DispenserConfig ofDefaults() {
         return builder().build();
     }
 
+    /** A builder starting from {@code base}. */
     public static Builder from(DispenserConfig base) {
         Builder b = new Builder();
         b.strategy = base.strategy;
@@ -72,6 +79,7 @@ public final class DispenserConfig {
         return b;
     }
 
+    /** How callers contend for the counter. */
     public DispenserStrategy strategy() {
         return strategy;
     }
@@ -81,6 +89,7 @@ public final class DispenserConfig {
         return feelingUnlucky;
     }
 
+    /** The first number of a series. */
     public long start() {
         return start;
     }
@@ -90,14 +99,17 @@ public final class DispenserConfig {
         return format;
     }
 
+    /** When a new series starts. */
     public ResetPeriod reset() {
         return reset;
     }
 
+    /** The retry policy calls wait by. */
     public String retryPolicy() {
         return retryPolicy;
     }
 
+    /** The cooperative-lock timeout of the COOPERATIVE_LOCK strategy. */
     public int lockTimeoutSeconds() {
         return lockTimeoutSeconds;
     }
@@ -107,6 +119,7 @@ public final class DispenserConfig {
         return register != null ? register : format != null;
     }
 
+    /** The most numbers one call may take. */
     public int maxBlock() {
         return maxBlock;
     }
@@ -127,6 +140,7 @@ public final class DispenserConfig {
                 + ", requestKeyRetention=" + requestKeyRetention + "}";
     }
 
+    /** Builds a {@link DispenserConfig}; each setter refuses a bad value naming it. */
     public static final class Builder {
         private DispenserStrategy strategy = DispenserStrategy.COMBINING;
         private boolean feelingUnlucky;
@@ -142,16 +156,19 @@ public final class DispenserConfig {
         private Builder() {
         }
 
+        /** How callers contend for the counter. */
         public Builder strategy(DispenserStrategy strategy) {
             this.strategy = Objects.requireNonNull(strategy, "strategy");
             return this;
         }
 
+        /** Whether first-writer-wins callers read before every write (two round trips always). */
         public Builder feelingUnlucky(boolean feelingUnlucky) {
             this.feelingUnlucky = feelingUnlucky;
             return this;
         }
 
+        /** The first number of a series (1 to MAX_START). */
         public Builder start(long start) {
             if (!Ranges.within(start, 0, MAX_START)) {
                 throw EngineRuntimeException.badArgument("start", start, "must be zero or more, " + Ranges.from(0, MAX_START));
@@ -166,16 +183,19 @@ public final class DispenserConfig {
             return this;
         }
 
+        /** When a new series starts. */
         public Builder reset(ResetPeriod reset) {
             this.reset = Objects.requireNonNull(reset, "reset");
             return this;
         }
 
+        /** The retry policy calls wait by. */
         public Builder retryPolicy(String retryPolicy) {
             this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
             return this;
         }
 
+        /** The cooperative-lock timeout of the COOPERATIVE_LOCK strategy. */
         public Builder lockTimeoutSeconds(int seconds) {
             if (!Ranges.within(seconds, 1, 86_400)) {
                 throw EngineRuntimeException.badArgument("lockTimeoutSeconds", seconds, Ranges.from(1, 86_400));
@@ -184,6 +204,7 @@ public final class DispenserConfig {
             return this;
         }
 
+        /** Whether every issued number is recorded. */
         public Builder register(boolean register) {
             this.register = register;
             return this;
@@ -199,6 +220,7 @@ public final class DispenserConfig {
             return this;
         }
 
+        /** The most numbers one call may take. */
         public Builder maxBlock(int maxBlock) {
             if (!Ranges.within(maxBlock, 1, 1_000_000)) {
                 throw EngineRuntimeException.badArgument("maxBlock", maxBlock, Ranges.from(1, 1_000_000));
@@ -207,6 +229,7 @@ public final class DispenserConfig {
             return this;
         }
 
+        /** The configuration; conflicting settings are refused here. */
         public DispenserConfig build() {
             return new DispenserConfig(this);
         }

@@ -2,7 +2,12 @@ package dev.turnstile.api.dispenser;
 
 import dev.turnstile.api.EngineRuntimeException;
 
-/** The numbers {@code first} to {@code last} of a series, both included. */
+/**
+ * The numbers {@code first} to {@code last} of a series, both included.
+ *
+ * @param first the first number
+ * @param last the last number
+ */
 public record NumberRange(long first, long last) {
     public NumberRange {
         if (last < first) {
@@ -10,6 +15,7 @@ public record NumberRange(long first, long last) {
         }
     }
 
+    /** How many numbers the range holds. */
     public long count() {
         return last - first + 1;
     }

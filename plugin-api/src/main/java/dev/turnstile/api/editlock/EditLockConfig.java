@@ -13,9 +13,16 @@ import java.util.Locale;
  * {@code isMinimum} (paragraph granularity), {@code htmlTags} (where an article splits into
  * paragraphs, e.g. {@code p;pre}), and {@code maxLocksPerUser}. Defaults: the paper's 2 minutes
  * and 1 hour, paragraphs off, {@code p;pre}, 20 locks.
+ *
+ * @param heartbeat how long a lock lasts past its last heartbeat
+ * @param timeout how long a lock lasts at most from its start
+ * @param isMinimum whether paragraphs can be locked (paragraph granularity)
+ * @param htmlTags the HTML elements that are paragraphs
+ * @param maxLocksPerUser the most valid locks of this type one user may hold
  */
 public record EditLockConfig(Duration heartbeat, Duration timeout, boolean isMinimum, List<String> htmlTags,
                              int maxLocksPerUser) {
+    /** The paper's defaults: heartbeat 2 minutes, timeout 1 hour, paragraphs off, p and pre, 20 locks. */
     public static final EditLockConfig DEFAULTS = new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), false,
             List.of("p", "pre"), 20);
 

@@ -6,6 +6,10 @@ import dev.turnstile.api.EngineRuntimeException;
  * What an editor locks: an article of a resource type, or one paragraph of it (by its stable
  * paragraph id). {@link #resourceId()} is the paper's resourceId: {@code type:article} or
  * {@code type:article#paragraph}.
+ *
+ * @param type the resource type: 1 to 32 letters or digits, '_' or '-'
+ * @param articleId the article's id: 1 to 64 letters or digits, '.', '_' or '-'
+ * @param paragraphId the paragraph's stable id, or null for the whole article
  */
 public record EditResource(String type, String articleId, String paragraphId) {
     public EditResource {
@@ -34,14 +38,17 @@ public record EditResource(String type, String articleId, String paragraphId) {
         return s.codePoints().allMatch(c -> Character.isLetterOrDigit(c) || punctuation.indexOf(c) >= 0);
     }
 
+    /** The whole article {@code articleId} of {@code type}. */
     public static EditResource article(String type, String articleId) {
         return new EditResource(type, articleId, null);
     }
 
+    /** One paragraph of an article, by its stable id. */
     public static EditResource paragraph(String type, String articleId, String paragraphId) {
         return new EditResource(type, articleId, paragraphId);
     }
 
+    /** Whether this is a paragraph rather than a whole article. */
     public boolean isParagraph() {
         return paragraphId != null;
     }
@@ -51,6 +58,7 @@ public record EditResource(String type, String articleId, String paragraphId) {
         return isParagraph() ? article(type, articleId) : this;
     }
 
+    /** The paper's resourceId: {@code type:article} or {@code type:article#paragraph}. */
     public String resourceId() {
         return type + ":" + articleId + (paragraphId == null ? "" : "#" + paragraphId);
     }

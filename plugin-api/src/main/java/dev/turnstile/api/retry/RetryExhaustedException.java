@@ -22,18 +22,22 @@ public final class RetryExhaustedException extends EngineRuntimeException {
         this.elapsed = elapsed;
     }
 
+    /** The failure of a call that the policy gave up on, with the last failure as cause. */
     public static RetryExhaustedException of(String policy, int attempts, Duration elapsed, String why, Throwable lastCause) {
         return new RetryExhaustedException(policy, attempts, elapsed, why, lastCause);
     }
 
+    /** The policy's name. */
     public String getPolicy() {
         return policy;
     }
 
+    /** How many attempts were made. */
     public int getAttempts() {
         return attempts;
     }
 
+    /** How long the call took in all. */
     public Duration getElapsed() {
         return elapsed;
     }

@@ -10,11 +10,13 @@ import java.util.function.Consumer;
  * here follows reloads: each call runs under the settings in force when it started.
  */
 public interface RetryPolicies {
+    /** The name of the built-in policy every engine has. */
     String DEFAULT = "default";
 
     /** Fails with {@link ExceptionCode#E_BAD_VALUE} naming the known policies if there is none of that name. */
     RetryPolicy get(String name);
 
+    /** The names of every policy. */
     Set<String> names();
 
     /**

@@ -12,12 +12,16 @@ import java.util.function.Supplier;
  * cause); an interrupt aborts it with {@link ExceptionCode#E_INTERRUPTED}, the flag kept.
  */
 public interface RetryPolicy {
+    /** The policy's name. */
     String name();
 
+    /** Its settings as they stand (a reload may change them). */
     RetryPolicyConfig config();
 
+    /** Calls {@code action}, retrying the errors the policy retries; {@code E_RETRY_EXHAUSTED} when it gives up. */
     <T> T call(Supplier<T> action);
 
+    /** Runs {@code action} as {@link #call} does. */
     default void run(Runnable action) {
         call(() -> {
             action.run();
@@ -25,5 +29,6 @@ public interface RetryPolicy {
         });
     }
 
+    /** What the policy has done since the engine opened. */
     RetryMetrics metrics();
 }

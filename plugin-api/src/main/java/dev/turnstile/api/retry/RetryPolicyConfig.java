@@ -25,13 +25,21 @@ import java.util.TreeSet;
 public final class RetryPolicyConfig {
     /** Ranges of the settings (a value outside is refused, naming the key and the range). */
     public static final int MAX_ATTEMPTS = 10_000_000;
+    /** The largest backoff multiplier accepted. */
     public static final double MAX_MULTIPLIER = 100;
+    /** The longest single wait accepted. */
     public static final Duration MAX_WAIT = Duration.ofHours(1);
+    /** The longest total wait accepted. */
     public static final Duration MAX_TOTAL_WAIT = Duration.ofDays(7);
+    /** Attempts per call, the first included, by default. */
     public static final int DEFAULT_MAX_ATTEMPTS = 3;
+    /** The wait before the second attempt, by default. */
     public static final Duration DEFAULT_WAIT_DURATION = Duration.ofMillis(500);
+    /** The backoff multiplier, by default. */
     public static final double DEFAULT_MULTIPLIER = 1.5;
+    /** The jitter factor, by default. */
     public static final double DEFAULT_RANDOMIZED_WAIT_FACTOR = 0.5;
+    /** The engine errors retried unless the policy names others: a lost race or a held lock. */
     public static final Set<ExceptionCode> DEFAULT_RETRY_CODES =
             Collections.unmodifiableSet(EnumSet.of(ExceptionCode.E_OBJECT_MODIFIED, ExceptionCode.E_OBJECT_LOCKED));
 
@@ -65,14 +73,17 @@ public final class RetryPolicyConfig {
         this.maxTotalWait = b.maxTotalWait;
     }
 
+    /** A builder starting from the defaults. */
     public static Builder builder() {
         return new Builder();
     }
 
+    /** The defaults. */
     public static RetryPolicyConfig ofDefaults() {
         return builder().build();
     }
 
+    /** A builder starting from {@code base}. */
     public static Builder from(RetryPolicyConfig base) {
         Builder b = new Builder();
         b.maxAttempts = base.maxAttempts;
@@ -90,18 +101,22 @@ public final class RetryPolicyConfig {
         return b;
     }
 
+    /** Attempts per call, the first included. */
     public int maxAttempts() {
         return maxAttempts;
     }
 
+    /** The wait before the second attempt. */
     public Duration waitDuration() {
         return waitDuration;
     }
 
+    /** Whether each wait is the previous one times the multiplier. */
     public boolean exponentialBackoff() {
         return exponentialBackoff;
     }
 
+    /** The backoff multiplier. */
     public double exponentialBackoffMultiplier() {
         return exponentialBackoffMultiplier;
     }
@@ -111,10 +126,12 @@ public final class RetryPolicyConfig {
         return exponentialMaxWaitDuration;
     }
 
+    /** Whether waits are jittered. */
     public boolean randomizedWait() {
         return randomizedWait;
     }
 
+    /** How much of each wait the jitter may add or take away (0 to 1). */
     public double randomizedWaitFactor() {
         return randomizedWaitFactor;
     }
@@ -124,14 +141,17 @@ public final class RetryPolicyConfig {
         return retryExceptions;
     }
 
+    /** Exception classes never retried. */
     public Set<String> ignoreExceptions() {
         return ignoreExceptions;
     }
 
+    /** Engine error codes retried, as configured. */
     public Set<ExceptionCode> retryCodes() {
         return retryCodes;
     }
 
+    /** Engine error codes never retried. */
     public Set<ExceptionCode> ignoreCodes() {
         return ignoreCodes;
     }
@@ -184,6 +204,7 @@ public final class RetryPolicyConfig {
         private Builder() {
         }
 
+        /** Attempts per call, the first included (1 to MAX_ATTEMPTS). */
         public Builder maxAttempts(int maxAttempts) {
             if (!Ranges.within(maxAttempts, 1, MAX_ATTEMPTS)) {
                 throw EngineRuntimeException.badArgument("maxAttempts", maxAttempts, Ranges.from(1, MAX_ATTEMPTS));
@@ -192,16 +213,19 @@ public final class RetryPolicyConfig {
             return this;
         }
 
+        /** The wait before the second attempt (0 to MAX_WAIT). */
         public Builder waitDuration(Duration waitDuration) {
             this.waitDuration = atLeastOneMilli("waitDuration", waitDuration);
             return this;
         }
 
+        /** Whether each wait is the previous one times the multiplier. */
         public Builder enableExponentialBackoff(boolean enable) {
             this.exponentialBackoff = enable;
             return this;
         }
 
+        /** The backoff multiplier (above 1, at most MAX_MULTIPLIER). */
         public Builder exponentialBackoffMultiplier(double multiplier) {
             if (!(multiplier >= 1.0 && multiplier <= MAX_MULTIPLIER)) {
                 throw EngineRuntimeException.badArgument("exponentialBackoffMultiplier", multiplier, "from 1 to " + (int) MAX_MULTIPLIER);
@@ -210,16 +234,19 @@ public final class RetryPolicyConfig {
             return this;
         }
 
+        /** The longest a backed-off wait may grow. */
         public Builder exponentialMaxWaitDuration(Duration max) {
             this.exponentialMaxWaitDuration = max == null ? null : atLeastOneMilli("exponentialMaxWaitDuration", max);
             return this;
         }
 
+        /** Whether waits are jittered. */
         public Builder enableRandomizedWait(boolean enable) {
             this.randomizedWait = enable;
             return this;
         }
 
+        /** How much of each wait the jitter may add or take away (0 to 1). */
         public Builder randomizedWaitFactor(double factor) {
             if (!(factor >= 0.0 && factor < 1.0)) {
                 throw EngineRuntimeException.badArgument("randomizedWaitFactor", factor, "must be in [0, 1)");
@@ -228,30 +255,35 @@ public final class RetryPolicyConfig {
             return this;
         }
 
+        /** Exception classes (by name) that are retried. */
         public Builder retryExceptions(Set<String> classNames) {
             retryExceptions.clear();
             retryExceptions.addAll(classNames);
             return this;
         }
 
+        /** Exception classes (by name) never retried. */
         public Builder ignoreExceptions(Set<String> classNames) {
             ignoreExceptions.clear();
             ignoreExceptions.addAll(classNames);
             return this;
         }
 
+        /** Engine error codes that are retried. */
         public Builder retryCodes(Set<ExceptionCode> codes) {
             retryCodes.clear();
             retryCodes.addAll(codes);
             return this;
         }
 
+        /** Engine error codes never retried. */
         public Builder ignoreCodes(Set<ExceptionCode> codes) {
             ignoreCodes.clear();
             ignoreCodes.addAll(codes);
             return this;
         }
 
+        /** The most time a call may spend waiting in all (0 to MAX_TOTAL_WAIT). */
         public Builder maxTotalWait(Duration maxTotalWait) {
             this.maxTotalWait = maxTotalWait == null ? null : nonNegative("maxTotalWait", maxTotalWait);
             return this;
@@ -272,6 +304,7 @@ public final class RetryPolicyConfig {
             return d;
         }
 
+        /** The configuration; conflicting settings are refused here. */
         public RetryPolicyConfig build() {
             Set<ExceptionCode> both = EnumSet.noneOf(ExceptionCode.class);
             both.addAll(retryCodes);

@@ -10,15 +10,17 @@ import java.util.Map;
  * with {@link #unlock()} (or {@link #close()}, for try-with-resources).
  */
 public interface TreeLockHandle extends AutoCloseable {
-    /** The lease's unguessable id. */
-    String leaseId();
+    /** The lock's unguessable token (the id of its lease). */
+    String lockToken();
 
-    String owner();
+    /** The user holding it: the user of the session that took it. */
+    String holder();
 
     /** The nodes held and their modes, in lock order. */
     Map<TreePath, TreeLockMode> nodes();
 
-    Instant acquiredAt();
+    /** When it was granted, by the database's clock. */
+    Instant lockedAt();
 
     /** When the lease lapses unless renewed, by the engine's clock. */
     Instant expiresAt();

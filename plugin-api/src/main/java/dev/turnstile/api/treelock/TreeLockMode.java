@@ -11,7 +11,10 @@ import java.util.Locale;
  * exclusive one.
  */
 public enum TreeLockMode {
-    SHARED("S"), EXCLUSIVE("X");
+    /** Blocks exclusive locks on the node, its ancestors and descendants; other shared locks go ahead. */
+    SHARED("S"),
+    /** Blocks every lock on the node, its ancestors and its descendants. */
+    EXCLUSIVE("X");
 
     private final String letter;
 

@@ -29,22 +29,27 @@ public final class TreeLockRequest {
         this.nodes = Collections.unmodifiableMap(new TreeMap<>(nodes));
     }
 
+    /** A request to lock every one of {@code nodes} exclusively. */
     public static TreeLockRequest exclusive(Set<TreePath> nodes) {
         return builder().exclusive(nodes).build();
     }
 
+    /** A request to lock every one of {@code nodes} exclusively. */
     public static TreeLockRequest exclusive(TreePath... nodes) {
         return exclusive(Set.of(nodes));
     }
 
+    /** A request to lock every one of {@code nodes} shared. */
     public static TreeLockRequest shared(Set<TreePath> nodes) {
         return builder().shared(nodes).build();
     }
 
+    /** A request to lock every one of {@code nodes} shared. */
     public static TreeLockRequest shared(TreePath... nodes) {
         return shared(Set.of(nodes));
     }
 
+    /** A builder for a request mixing modes. */
     public static Builder builder() {
         return new Builder();
     }
@@ -85,6 +90,7 @@ public final class TreeLockRequest {
         return b.append(']').toString();
     }
 
+    /** Builds a {@link TreeLockRequest} node by node. */
     public static final class Builder {
         private final Map<TreePath, TreeLockMode> nodes = new TreeMap<>();
 
@@ -100,16 +106,19 @@ public final class TreeLockRequest {
             return this;
         }
 
+        /** Adds {@code paths}, each locked exclusively. */
         public Builder exclusive(Set<TreePath> paths) {
             paths.forEach(p -> node(p, TreeLockMode.EXCLUSIVE));
             return this;
         }
 
+        /** Adds {@code paths}, each locked shared. */
         public Builder shared(Set<TreePath> paths) {
             paths.forEach(p -> node(p, TreeLockMode.SHARED));
             return this;
         }
 
+        /** The request; one naming no node, or one node in two modes, is refused. */
         public TreeLockRequest build() {
             return new TreeLockRequest(nodes);
         }

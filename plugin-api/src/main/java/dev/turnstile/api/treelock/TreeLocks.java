@@ -1,6 +1,7 @@
 package dev.turnstile.api.treelock;
 
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.Session;
 import dev.turnstile.api.ExceptionCode;
 
 import java.time.Duration;
@@ -16,26 +17,28 @@ import java.util.Set;
  * {@link TreeLockHandle#heartbeat()} loses them after {@link EngineConfig#treeLockLease()}, so a
  * crashed process never blocks a subtree for longer than that.
  *
+ * <p>Get one from {@link Session#treeLocks()}: the session's user is the holder of what it locks.
+ *
  * <p>A waiter keeps its place: once it has waited, later requests that would lock its nodes or
  * anything below them wait behind it, so a stream of bench locks cannot starve a workshop.
  */
 public interface TreeLocks {
 
     /** Grants the request at once, or returns empty if anything conflicts now. Never waits. */
-    Optional<TreeLockHandle> tryLock(TreeLockRequest request, String owner);
+    Optional<TreeLockHandle> tryLock(TreeLockRequest request);
 
     /** Waits up to {@code maxWait} for the request; empty if it was not granted in that time. */
-    Optional<TreeLockHandle> tryLock(TreeLockRequest request, String owner, Duration maxWait);
+    Optional<TreeLockHandle> tryLock(TreeLockRequest request, Duration maxWait);
 
     /**
      * Waits up to {@code maxWait} for the request; fails with {@link ExceptionCode#E_LOCK_TIMEOUT},
      * naming who blocks it, if it was not granted in that time.
      */
-    TreeLockHandle lock(TreeLockRequest request, String owner, Duration maxWait);
+    TreeLockHandle lock(TreeLockRequest request, Duration maxWait);
 
-    /** Locks {@code nodes} exclusively; see {@link #lock(TreeLockRequest, String, Duration)}. */
-    default TreeLockHandle lock(Set<TreePath> nodes, String owner, Duration maxWait) {
-        return lock(TreeLockRequest.exclusive(nodes), owner, maxWait);
+    /** Locks {@code nodes} exclusively; see {@link #lock(TreeLockRequest, Duration)}. */
+    default TreeLockHandle lock(Set<TreePath> nodes, Duration maxWait) {
+        return lock(TreeLockRequest.exclusive(nodes), maxWait);
     }
 
     /** The locks held on {@code subtree}'s root or anywhere below it, oldest first; expired ones included, marked. */

@@ -16,10 +16,16 @@ import java.util.List;
  * {@value #MAX_DEPTH} segments and {@value #MAX_LENGTH} characters.
  */
 public final class TreePath implements Comparable<TreePath> {
+    /** The most segments a path may have. */
     public static final int MAX_DEPTH = 32;
+    /** The most characters a path's text may have. */
     public static final int MAX_LENGTH = 512;
 
-    /** One level of a path: the node's type and its id among the parent's children. */
+    /** One level of a path: the node's type and its id among the parent's children.
+     *
+     * @param type the node's type (site, workshop, bench …)
+     * @param id the node's id among its siblings of that type
+     */
     public record Segment(String type, String id) {
         public Segment {
             String problem = problemWith(type, id);
@@ -84,14 +90,17 @@ public final class TreePath implements Comparable<TreePath> {
         return segments.size() == 1 ? null : new TreePath(new ArrayList<>(segments.subList(0, segments.size() - 1)));
     }
 
+    /** The segments from the root down. */
     public List<Segment> segments() {
         return segments;
     }
 
+    /** How many segments the path has (1 for a root). */
     public int depth() {
         return segments.size();
     }
 
+    /** The node itself: the last segment. */
     public Segment last() {
         return segments.get(segments.size() - 1);
     }

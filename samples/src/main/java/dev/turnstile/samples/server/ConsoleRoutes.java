@@ -84,20 +84,20 @@ final class ConsoleRoutes {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("article", l.resource().article().resourceId());
         m.put("paragraph", l.resource().paragraphId());
-        m.put("user", l.userId());
-        m.put("since", l.startTime().toString());
-        m.put("ageSeconds", Math.max(0, Duration.between(l.startTime(), now).toSeconds()));
+        m.put("user", l.holder());
+        m.put("since", l.lockedAt().toString());
+        m.put("ageSeconds", Math.max(0, Duration.between(l.lockedAt(), now).toSeconds()));
         m.put("expiresAt", l.expiresAt().toString());
         return m;
     }
 
     private static Map<String, Object> treeLock(TreeLockInfo i) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("owner", i.owner());
+        m.put("owner", i.holder());
         List<String> nodes = new ArrayList<>();
         i.nodes().forEach((path, mode) -> nodes.add(path + " (" + mode + ")"));
         m.put("nodes", nodes);
-        m.put("since", i.acquiredAt().toString());
+        m.put("since", i.lockedAt().toString());
         m.put("until", i.expiresAt().toString());
         m.put("lapsed", i.expired());
         return m;

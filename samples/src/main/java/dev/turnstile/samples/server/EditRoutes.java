@@ -1,6 +1,7 @@
 package dev.turnstile.samples.server;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.editlock.Article;
 import dev.turnstile.api.editlock.EditLock;
 import dev.turnstile.api.editlock.EditLockResult;
@@ -32,10 +33,15 @@ import java.util.Map;
  * </ul>
  */
 final class EditRoutes {
-    private final EditLocks locks;
+    private final ContentEngine engine;
 
-    EditRoutes(EditLocks locks) {
-        this.locks = locks;
+    EditRoutes(ContentEngine engine) {
+        this.engine = engine;
+    }
+
+    /** The edit locks as the request's authenticated user: every lock, heartbeat and save is that user's. */
+    private EditLocks locks(Context ctx) {
+        return engine.session(user(ctx)).editLocks();
     }
 
     static String user(Context ctx) {
@@ -49,6 +55,7 @@ final class EditRoutes {
 
     void show(Context ctx) {
         EditResource a = resource(ctx);
+        EditLocks locks = locks(ctx);
         Article article = locks.article(a);
         EditStatus status = locks.status(a);
         Map<String, Object> body = new LinkedHashMap<>();
@@ -75,7 +82,7 @@ final class EditRoutes {
         if (!body.path("html").isTextual()) {
             throw new TurnstileServer.BadRequest("the body must be {\"html\": text}");
         }
-        Article created = locks.createArticle(user(ctx), a.type(), a.articleId(), body.get("html").asText());
+        Article created = locks(ctx).createArticle(a.type(), a.articleId(), body.get("html").asText());
         TurnstileServer.json(ctx, HttpStatus.CREATED, Map.of("usn", created.usn(), "paragraphs",
                 created.paragraphs().stream().map(Paragraph::id).toList()));
     }
@@ -92,27 +99,28 @@ final class EditRoutes {
         if (wanted.isEmpty()) {
             wanted.add(a);
         }
+        EditLocks locks = locks(ctx);
         locks.article(a); // 404 for an unknown article, before anything is locked
-        EditLockResult result = locks.acquire(user(ctx), wanted);
-        if (!result.isGranted()) {
+        EditLockResult result = locks.tryLock(wanted);
+        if (result instanceof EditLockResult.Refused r) {
             Map<String, Object> refused = new LinkedHashMap<>();
-            refused.put("error", result.reason());
+            refused.put("error", r.reason());
             refused.put("code", "REFUSED");
-            refused.put("holder", result.holder());
-            refused.put("since", result.holderSince() == null ? null : result.holderSince().toString());
+            refused.put("holder", r.holder());
+            refused.put("since", r.holderSince().toString());
             TurnstileServer.json(ctx, HttpStatus.CONFLICT, refused);
             return;
         }
-        TurnstileServer.json(ctx, HttpStatus.OK, Map.of("locks", result.locks().stream().map(EditRoutes::lock).toList()));
+        TurnstileServer.json(ctx, HttpStatus.OK, Map.of("locks", result.granted().locks().stream().map(EditRoutes::lock).toList()));
     }
 
     void heartbeat(Context ctx) {
-        EditLock l = locks.heartbeat(user(ctx), lockId(ctx));
+        EditLock l = locks(ctx).heartbeat(lockId(ctx));
         TurnstileServer.json(ctx, HttpStatus.OK, lock(l));
     }
 
     void release(Context ctx) {
-        locks.release(user(ctx), lockId(ctx));
+        locks(ctx).unlock(lockId(ctx));
         ctx.status(HttpStatus.NO_CONTENT);
     }
 
@@ -121,7 +129,7 @@ final class EditRoutes {
         if (!body.path("html").isTextual() || !body.path("baseUsn").isIntegralNumber() || !body.path("baseUsn").canConvertToLong()) {
             throw new TurnstileServer.BadRequest("the body must be {\"html\": text, \"baseUsn\": number}");
         }
-        SaveResult r = locks.save(user(ctx), lockId(ctx), body.get("html").asText(), body.get("baseUsn").longValue());
+        SaveResult r = locks(ctx).save(lockId(ctx), body.get("html").asText(), body.get("baseUsn").longValue());
         if (r.saved()) {
             TurnstileServer.json(ctx, HttpStatus.OK, Map.of("saved", true, "usn", r.usn()));
             return;
@@ -146,14 +154,14 @@ final class EditRoutes {
 
     private static Map<String, Object> lock(EditLock l) {
         Map<String, Object> m = new LinkedHashMap<>();
-        m.put("lockId", l.lockId());
-        m.put("user", l.userId());
+        m.put("lockId", l.lockToken());
+        m.put("user", l.holder());
         m.put("resource", l.resource().resourceId());
         m.put("paragraph", l.resource().paragraphId());
-        m.put("since", l.startTime().toString());
+        m.put("since", l.lockedAt().toString());
         m.put("expiresAt", l.expiresAt().toString());
         // The page heartbeats at the interval the server states, never by its own clock against expiresAt.
-        long left = Duration.between(l.heartBeatTime(), l.expiresAt()).toMillis();
+        long left = Duration.between(l.heartbeatAt(), l.expiresAt()).toMillis();
         m.put("heartbeatEveryMillis", Math.max(1000, left / 3));
         return m;
     }

@@ -95,7 +95,7 @@ public final class TurnstileServer implements AutoCloseable {
             ConsoleRoutes console = new ConsoleRoutes(engine);
             config.routes.get("/api/console", console::show);
             config.routes.get("/api/console/audit", console::audit);
-            EditRoutes edit = new EditRoutes(engine.editLocks());
+            EditRoutes edit = new EditRoutes(engine);
             config.routes.get("/api/articles/{type}/{id}", edit::show);
             config.routes.put("/api/articles/{type}/{id}", edit::create);
             config.routes.post("/api/articles/{type}/{id}/locks", edit::acquire);
