@@ -267,12 +267,19 @@ public abstract class AbstractEditLockContractTest {
     @Test
     void maxLocksPerUser_isEnforced_andALapsedLockDoesNotCount() {
         String user = "U" + UUID.randomUUID().toString().substring(0, 6);
-        for (int i = 1; i <= 3; i++) {
+        EditLock oldest = as(user).tryLock(paragraph(1)).granted().lock();
+        clock.advance(Duration.ofSeconds(5));
+        for (int i = 2; i <= 3; i++) {
             assertThat(as(user).tryLock(paragraph(i)).isGranted()).isTrue();
         }
         EditLockResult fourth = as(user).tryLock(paragraph(4));
         assertThat(fourth.isGranted()).isFalse();
         assertThat(fourth.refused().reason()).contains("most edit locks allowed (3");
+        // The refusal names the user as holder since its oldest lock of the type: no field is left null.
+        assertThat(fourth.refused().resource()).isEqualTo(paragraph(4));
+        assertThat(fourth.refused().holder()).isEqualTo(user);
+        assertThat(fourth.refused().holderSince()).isEqualTo(oldest.lockedAt());
+        assertThat(failure(fourth::granted)).hasMessage("E_OBJECT_LOCKED: " + fourth.refused().reason());
         clock.advance(Duration.ofMinutes(3)); // all three lapse
         assertThat(as(user).tryLock(paragraph(4)).isGranted()).isTrue();
     }
