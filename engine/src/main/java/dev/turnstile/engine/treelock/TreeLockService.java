@@ -6,7 +6,6 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockRequest;
-import dev.turnstile.api.treelock.TreeLocks;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Sql;

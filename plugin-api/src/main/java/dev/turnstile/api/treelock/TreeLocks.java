@@ -1,8 +1,8 @@
 package dev.turnstile.api.treelock;
 
 import dev.turnstile.api.EngineConfig;
-import dev.turnstile.api.Session;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.Session;
 
 import java.time.Duration;
 import java.util.List;
