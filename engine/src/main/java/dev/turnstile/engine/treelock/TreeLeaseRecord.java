@@ -21,7 +21,8 @@ public class TreeLeaseRecord {
     @Column(name = "lease_id", nullable = false, length = 36)
     String leaseId;
 
-    @Column(name = "owner_info", nullable = false, length = 64)
+    /** The holder: the user of the session that took the lock. */
+    @Column(name = "owner_info", nullable = false, length = 128)
     String owner;
 
     @Column(name = "lease_nodes", nullable = false, length = MAX_NODES_LENGTH)

@@ -39,7 +39,6 @@ public final class TreeLockService {
     /** Deadlock victims among releases go again; a handful of attempts is plenty (each victim wrote nothing). */
     private static final int RELEASE_ATTEMPTS = 10;
     public static final List<Class<?>> ENTITIES = List.of(TreeNodeRecord.class, TreeLeaseRecord.class);
-    static final int MAX_OWNER_LENGTH = 64;
 
     private final Database database;
     private final TreeLockStore store;
@@ -121,10 +120,6 @@ public final class TreeLockService {
         database.refuseInHostTransaction("A tree lock");
         if (request == null) {
             throw EngineRuntimeException.badArgument("tree lock request", null, "a request is required");
-        }
-        if (owner == null || owner.isBlank() || owner.length() > MAX_OWNER_LENGTH) {
-            throw EngineRuntimeException.badArgument("tree lock holder (the session's user)", owner, "1 to " + MAX_OWNER_LENGTH
-                    + " characters");
         }
         if (maxWait == null || maxWait.isNegative()) {
             throw EngineRuntimeException.badArgument("maxWait", maxWait, "zero or a positive duration");

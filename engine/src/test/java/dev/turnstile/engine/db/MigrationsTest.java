@@ -151,8 +151,8 @@ class MigrationsTest {
             }
             assertThat(loud(all)).isEmpty();
         }
-        assertThat(history(old)).containsExactly("1 BASELINE true");
-        assertThat(history(fresh)).containsExactly("1 SQL true");
+        assertThat(history(old)).containsExactly("1 BASELINE true", "2 SQL true");
+        assertThat(history(fresh)).containsExactly("1 SQL true", "2 SQL true");
         assertThat(shape(old)).isEqualTo(shape(fresh)).isNotEmpty();
     }
 
@@ -177,7 +177,7 @@ class MigrationsTest {
         assertThatThrownBy(() -> ContentEngine.open(EngineConfig.from(empty).migrate(false).build()))
                 .isInstanceOf(EngineRuntimeException.class)
                 .hasMessage("E_DATABASE_UNAVAILABLE: The Turnstile schema in " + empty.jdbcUrl() + " is at version none;"
-                        + " this release needs 1 too: run the migrations in classpath:dev/turnstile/engine/db/migration/postgresql"
+                        + " this release needs 1, 2 too: run the migrations in classpath:dev/turnstile/engine/db/migration/postgresql"
                         + " with table ts_schema_history, or let the engine run them (database.migrate: true)");
         assertThat(shape(empty)).isEmpty();
     }
@@ -192,6 +192,46 @@ class MigrationsTest {
                     .create("host-run", dev.turnstile.api.dispenser.DispenserConfig.builder().build());
             assertThat(engine.session("wf").dispensers().get("host-run").next(1).first()).isEqualTo(1);
         }
-        assertThat(history(host)).containsExactly("1 SQL true");
+        assertThat(history(host)).containsExactly("1 SQL true", "2 SQL true");
+    }
+
+    /** Version 2: a tree lock's holder is the session's user, up to 128 characters (64 before). */
+    private void versionOneDatabase_isMigratedToTwo_andHoldsTreeLocksOfTheLongestUser(String vendor) throws Exception {
+        EngineConfig v1 = newDatabase(vendor, "v1");
+        Flyway.configure().dataSource(v1.jdbcUrl(), v1.username(), v1.password()).table(Migrations.HISTORY_TABLE)
+                .locations(Migrations.location(product(vendor))).target("1").load().migrate();
+        String longest = "u".repeat(128);
+        try (ContentEngine engine = ContentEngine.open(v1)) {
+            var node = dev.turnstile.api.treelock.TreePath.parse("site:S/workshop:A");
+            try (var held = engine.session(longest).treeLocks()
+                    .tryLock(dev.turnstile.api.treelock.TreeLockRequest.exclusive(node)).orElseThrow()) {
+                assertThat(engine.treeLocks().status(node)).extracting(dev.turnstile.api.treelock.TreeLockInfo::holder)
+                        .containsExactly(longest);
+            }
+        }
+        assertThat(history(v1)).containsExactly("1 SQL true", "2 SQL true");
+    }
+
+    private static String product(String vendor) {
+        return switch (vendor) {
+            case "postgresql" -> "PostgreSQL";
+            case "mariadb" -> "MariaDB";
+            default -> "H2";
+        };
+    }
+
+    @Test
+    void versionOnePostgres_isMigratedToTwo_andHoldsTreeLocksOfTheLongestUser() throws Exception {
+        versionOneDatabase_isMigratedToTwo_andHoldsTreeLocksOfTheLongestUser("postgresql");
+    }
+
+    @Test
+    void versionOneMariaDb_isMigratedToTwo_andHoldsTreeLocksOfTheLongestUser() throws Exception {
+        versionOneDatabase_isMigratedToTwo_andHoldsTreeLocksOfTheLongestUser("mariadb");
+    }
+
+    @Test
+    void versionOneH2_isMigratedToTwo_andHoldsTreeLocksOfTheLongestUser() throws Exception {
+        versionOneDatabase_isMigratedToTwo_andHoldsTreeLocksOfTheLongestUser("h2");
     }
 }
