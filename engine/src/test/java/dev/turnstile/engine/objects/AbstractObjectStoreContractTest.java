@@ -235,6 +235,78 @@ public abstract class AbstractObjectStoreContractTest {
     }
 
     @Test
+    void aRefusedLockAttempt_takesNoRowLock_soPollersNeverQueueTheHoldersUnlock() throws Exception {
+        CustomObject o = newCounter(0);
+        CustomObject held = alice.getCustomObject(counterClass, o.getId());
+        held.lock(60, "holding");
+        held.save(RefreshMode.REFRESH);
+        try (java.sql.Connection c = connect()) {
+            c.setAutoCommit(false);
+            // Another transaction holds the row lock, as the holder's unlock does mid-transaction.
+            try (java.sql.PreparedStatement s = c.prepareStatement("SELECT usn FROM ts_object WHERE id = ? FOR UPDATE")) {
+                s.setObject(1, o.getId());
+                s.executeQuery().close();
+            }
+            ExecutorService pool = Executors.newSingleThreadExecutor();
+            try {
+                // Before: the attempt read the row FOR UPDATE and waited here until the other transaction ended.
+                Future<EngineRuntimeException> attempt = pool.submit(() -> failure(() -> {
+                    CustomObject b = bob.getCustomObject(counterClass, o.getId());
+                    b.lock(60, "polling");
+                    b.save(RefreshMode.REFRESH);
+                }));
+                EngineRuntimeException refused = attempt.get(30, TimeUnit.SECONDS);
+                assertThat(refused.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+                assertThat(refused.getMessage()).contains("alice");
+            } finally {
+                c.rollback();
+                pool.shutdownNow();
+            }
+        }
+    }
+
+    @Test
+    void aLockTakenOnAPlainLook_thatLosesItsRace_looksAgain_andMergesOntoTheLatestState() throws Exception {
+        CustomObject o = newCounter(5);
+        long usn = o.getUpdateSequenceNumber();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (java.sql.Connection writer = connect(); java.sql.Connection watch = connect()) {
+            writer.setAutoCommit(false);
+            // Another writer changes the row and holds it uncommitted: bob's look sees the old state.
+            try (java.sql.PreparedStatement s = writer.prepareStatement("UPDATE ts_object SET usn = usn + 1 WHERE id = ?")) {
+                s.setObject(1, o.getId());
+                assertThat(s.executeUpdate()).isEqualTo(1);
+            }
+            int before = dev.turnstile.engine.TestDatabases.lockWaiters(watch);
+            EngineStatistics start = engine.statistics();
+            Future<?> lock = pool.submit(() -> {
+                CustomObject b = bob.getCustomObject(counterClass, o.getId()); // fetchless: USN null
+                b.getProperties().putValue("Note", "bob's");
+                b.lock(60, "after the race");
+                b.save(RefreshMode.REFRESH);
+                return null;
+            });
+            org.awaitility.Awaitility.await("bob's guarded write waits for the writer's row").atMost(java.time.Duration.ofSeconds(30))
+                    .until(() -> lock.isDone() || dev.turnstile.engine.TestDatabases.lockWaiters(watch) > before);
+            writer.commit(); // bob's write, guarded by the USN it looked at, now matches no row
+            lock.get(30, TimeUnit.SECONDS);
+            assertThat(engine.statistics().since(start).transactions()).as("the first look's, rolled back, then the second's")
+                    .isEqualTo(2);
+        } finally {
+            pool.shutdownNow();
+        }
+        CustomObject stored = fetch(alice, o.getId());
+        assertThat(stored.getLockHolder()).isEqualTo("bob");
+        assertThat(stored.getProperties().getStringValue("Note")).isEqualTo("bob's");
+        assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(5);
+        assertThat(stored.getUpdateSequenceNumber()).as("the writer's update, then bob's").isEqualTo(usn + 2);
+    }
+
+    private java.sql.Connection connect() throws java.sql.SQLException {
+        return java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+    }
+
+    @Test
     void lockedObjects_listsUnexpiredCooperativeLocks_withHolderOwnerAndExpiry() {
         CustomObject locked = newCounter(0);
         CustomObject o = fetch(bob, locked.getId());

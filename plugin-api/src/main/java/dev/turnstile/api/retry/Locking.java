@@ -16,9 +16,10 @@ public final class Locking {
 
     /**
      * Locks {@code object}, retrying by {@code policy} while it is locked by another user or
-     * modified under us. Each attempt is one transaction that reads the row for update, takes the
-     * lock and brings back the current state (its USN is cleared first, so any pending changes
-     * merge onto the latest values).
+     * modified under us. Each attempt is one transaction that reads the row, takes the lock by a
+     * write guarded by the USN it read (looking again if another writer got in first), and brings
+     * back the current state (its USN is cleared first, so any pending changes merge onto the
+     * latest values).
      */
     public static void lockWithRetry(IndependentObject object, int timeoutSeconds, String owner, RetryPolicy policy) {
         policy.run(() -> {
