@@ -13,7 +13,6 @@ import picocli.CommandLine.Option;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -329,40 +328,29 @@ final class DispenserBenchmark implements Callable<Integer> {
     private ProcessesCell processesCell(ContentEngine engine, String column) throws Exception {
         String name = column.equals("FLOOR") ? "" + table.newRow() : newDispenser(engine);
         int perThreadCalls = numbers > 0 ? Math.max(1, numbers / (processes * 4)) : 0;
-        List<Process> children = new ArrayList<>();
-        List<BufferedReader> outputs = new ArrayList<>();
+        List<List<String>> arguments = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
-            List<String> command = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), Bench.class.getName(), "dispensers", "--child", column,
-                    "--dispenser", name, "--seconds", "" + processSeconds, "--per-thread", "" + perThreadCalls,
-                    "--url", database.url(i), "--user", database.user(), "--password", database.password()));
-            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            children.add(p);
-            outputs.add(new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)));
+            arguments.add(List.of("dispensers", "--child", column, "--dispenser", name, "--seconds", "" + processSeconds,
+                    "--per-thread", "" + perThreadCalls, "--url", database.url(i), "--user", database.user(),
+                    "--password", database.password()));
         }
-        for (BufferedReader out : outputs) {
-            expect(out, "READY");
-        }
-        for (Process p : children) {
-            p.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
-            p.getOutputStream().flush();
-        }
+        ChildProcesses children = new ChildProcesses(arguments);
+        children.readyThenGo();
+        List<BufferedReader> outputs = children.outputs();
         double rate = 0;
         List<long[]> latencies = new ArrayList<>();
         List<String> failures = new ArrayList<>();
         for (BufferedReader out : outputs) {
-            rate += Double.parseDouble(expect(out, "RATE ").substring(5));
-            String line = expect(out, "LATENCIES ").substring(10);
+            rate += Double.parseDouble(ChildProcesses.expect(out, "RATE ").substring(5));
+            String line = ChildProcesses.expect(out, "LATENCIES ").substring(10);
             latencies.add(line.isEmpty() ? new long[0]
                     : Arrays.stream(line.split(",")).mapToLong(us -> Long.parseLong(us) * 1000).toArray());
-            int failed = Integer.parseInt(expect(out, "FAILED ").substring(7));
+            int failed = Integer.parseInt(ChildProcesses.expect(out, "FAILED ").substring(7));
             for (int f = 0; f < failed; f++) {
-                failures.add(expect(out, "FAILURE ").substring(8));
+                failures.add(ChildProcesses.expect(out, "FAILURE ").substring(8));
             }
         }
-        for (Process p : children) {
-            p.waitFor(60, TimeUnit.SECONDS);
-        }
+        children.awaitExit();
         return new ProcessesCell(rate, latencies.stream().flatMapToLong(Arrays::stream).toArray(),
                 summarise(failures));
     }
@@ -373,15 +361,6 @@ final class DispenserBenchmark implements Callable<Integer> {
         failures.forEach(f -> counts.merge(f, 1L, Long::sum));
         return counts.entrySet().stream().sorted(Map.Entry.<String, Long>comparingByValue().reversed())
                 .map(e -> e.getValue() + " × " + e.getKey()).toList();
-    }
-
-    private static String expect(BufferedReader out, String prefix) throws Exception {
-        for (String line; (line = out.readLine()) != null; ) {
-            if (line.startsWith(prefix)) {
-                return line;
-            }
-        }
-        throw new IllegalStateException("a child ended without " + prefix.trim());
     }
 
     private int runChild() throws Exception {

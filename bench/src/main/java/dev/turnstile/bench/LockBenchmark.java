@@ -23,7 +23,6 @@ import picocli.CommandLine.Option;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
@@ -172,31 +171,18 @@ final class LockBenchmark implements Callable<Integer> {
 
     private double twoProcesses(String column) throws Exception {
         String name = newLock(column);
-        List<Process> children = new ArrayList<>();
-        List<BufferedReader> outputs = new ArrayList<>();
+        List<List<String>> arguments = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            List<String> command = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
-                    "-cp", System.getProperty("java.class.path"), Bench.class.getName(), "locks", "--child", column,
-                    "--lock", name, "--seconds", "" + seconds, "--warm-up", "" + warmUp,
-                    "--url", database.url(i), "--user", database.user(), "--password", database.password());
-            Process p = new ProcessBuilder(command).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-            children.add(p);
-            outputs.add(new BufferedReader(new InputStreamReader(p.getInputStream(), StandardCharsets.UTF_8)));
+            arguments.add(List.of("locks", "--child", column, "--lock", name, "--seconds", "" + seconds,
+                    "--warm-up", "" + warmUp, "--url", database.url(i), "--user", database.user(), "--password", database.password()));
         }
-        for (BufferedReader out : outputs) {
-            expect(out, "READY");
-        }
-        for (Process p : children) {
-            p.getOutputStream().write("GO\n".getBytes(StandardCharsets.UTF_8));
-            p.getOutputStream().flush();
-        }
+        ChildProcesses children = new ChildProcesses(arguments);
+        children.readyThenGo();
         double rate = 0;
-        for (BufferedReader out : outputs) {
-            rate += Double.parseDouble(expect(out, "RATE ").substring(5));
+        for (BufferedReader out : children.outputs()) {
+            rate += Double.parseDouble(ChildProcesses.expect(out, "RATE ").substring(5));
         }
-        for (Process p : children) {
-            p.waitFor(60, TimeUnit.SECONDS);
-        }
+        children.awaitExit();
         return rate;
     }
 
@@ -213,15 +199,6 @@ final class LockBenchmark implements Callable<Integer> {
             System.out.flush();
         }
         return 0;
-    }
-
-    private static String expect(BufferedReader out, String prefix) throws Exception {
-        for (String line; (line = out.readLine()) != null; ) {
-            if (line.startsWith(prefix)) {
-                return line;
-            }
-        }
-        throw new IllegalStateException("a child ended without " + prefix.trim());
     }
 
     /** A fresh lock for one cell: a name, or for Turnstile a new object's id. */
