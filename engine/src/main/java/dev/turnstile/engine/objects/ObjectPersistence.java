@@ -270,7 +270,7 @@ final class ObjectPersistence {
             if (known != null && known.className().equals(className)) {
                 return known;
             }
-            ObjectRecord record = lockedRecord(session, className, id);
+            ObjectRecord record = record(session, className, id, LockMode.PESSIMISTIC_WRITE);
             advance(record.dateLastModified);
             ObjectState state = toState(session, record);
             lockedRows.put(id, state);
@@ -357,7 +357,7 @@ final class ObjectPersistence {
             return new ObjectState(o.getId(), o.getClassName(), o.getUpdateSequenceNumber(), o.getCreator(),
                     o.getDateCreated(), o.getLastModifier(), o.getDateLastModified(), known, o.lockState());
         }
-        return lockedRead(session, o);
+        return checkedRead(session, o, LockMode.PESSIMISTIC_WRITE);
     }
 
     /**
@@ -370,16 +370,9 @@ final class ObjectPersistence {
      * ({@link LookAgain}), so a USN-less save still merges onto the latest state.
      */
     private ObjectState lookForLock(Transaction tx, DefaultIndependentObject o) {
-        ObjectRecord record = tx.session.get(ObjectRecord.class, o.getId());
-        if (record == null || !classes.get(tx.session, record.className).isSubclassOf(o.getClassName())) {
-            throw EngineRuntimeException.objectNotFound(o.getClassName(), o.getId());
-        }
-        Long usn = o.getUpdateSequenceNumber();
-        if (usn != null && usn != record.usn) {
-            throw EngineRuntimeException.objectModified(o.getClassName(), o.getId(), usn, record.usn);
-        }
+        ObjectState seen = checkedRead(tx.session, o, LockMode.NONE);
         tx.lookedAt.add(o.getId());
-        return toState(tx.session, record);
+        return seen;
     }
 
     private ObjectState delete(Transaction tx, DefaultIndependentObject o) {
@@ -443,9 +436,9 @@ final class ObjectPersistence {
         }
     }
 
-    /** Reads the row FOR UPDATE and applies the instance's USN check to it. */
-    private ObjectState lockedRead(StatelessSession session, DefaultIndependentObject o) {
-        ObjectRecord record = lockedRecord(session, o.getClassName(), o.getId());
+    /** Reads the row ({@code mode}: FOR UPDATE, or a plain look) and applies the instance's USN check to it. */
+    private ObjectState checkedRead(StatelessSession session, DefaultIndependentObject o, LockMode mode) {
+        ObjectRecord record = record(session, o.getClassName(), o.getId(), mode);
         Long usn = o.getUpdateSequenceNumber();
         if (usn != null && usn != record.usn) {
             throw EngineRuntimeException.objectModified(o.getClassName(), o.getId(), usn, record.usn);
@@ -453,9 +446,9 @@ final class ObjectPersistence {
         return toState(session, record);
     }
 
-    /** The row read FOR UPDATE, if it is an object of {@code className} or a subclass. */
-    private ObjectRecord lockedRecord(StatelessSession session, String className, UUID id) {
-        ObjectRecord record = session.get(ObjectRecord.class, id, LockMode.PESSIMISTIC_WRITE);
+    /** The row read with {@code mode}, if it is an object of {@code className} or a subclass. */
+    private ObjectRecord record(StatelessSession session, String className, UUID id, LockMode mode) {
+        ObjectRecord record = session.get(ObjectRecord.class, id, mode);
         if (record == null || !classes.get(session, record.className).isSubclassOf(className)) {
             throw EngineRuntimeException.objectNotFound(className, id);
         }
