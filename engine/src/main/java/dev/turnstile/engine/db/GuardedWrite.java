@@ -1,7 +1,7 @@
 package dev.turnstile.engine.db;
 
 import org.hibernate.StatelessSession;
-import org.hibernate.query.MutationQuery;
+import org.hibernate.query.CommonQueryContract;
 
 import java.util.ArrayList;
 import java.util.List;
@@ -18,6 +18,8 @@ public final class GuardedWrite {
     private final List<String> assignments = new ArrayList<>();
     private final List<String> conditions = new ArrayList<>();
     private final List<Parameter> parameters = new ArrayList<>();
+    private String notifyChannel;
+    private String notifyPayload;
 
     private record Parameter(String name, Object value, Class<?> type) {
     }
@@ -75,6 +77,19 @@ public final class GuardedWrite {
         return this;
     }
 
+    /**
+     * Also tells other processes, on a database with notifications, {@code payload} on
+     * {@code channel} if the row is written — delivered when the transaction commits. Sent by the
+     * same statement ({@code RETURNING pg_notify(…)}), so it costs no round trip.
+     */
+    public GuardedWrite notifying(Notifications notifications, String channel, String payload) {
+        if (notifications.available()) {
+            notifyChannel = channel;
+            notifyPayload = Notifications.sendable(payload);
+        }
+        return this;
+    }
+
     /** Runs the UPDATE (bumping the USN); true if the row was written. */
     public boolean update(StatelessSession session) {
         StringBuilder sql = new StringBuilder("UPDATE ").append(table).append(" SET ");
@@ -92,15 +107,20 @@ public final class GuardedWrite {
 
     private boolean run(StatelessSession session, StringBuilder sql) {
         sql.append(" WHERE ").append(String.join(" AND ", conditions));
-        var query = session.createNativeMutationQuery(sql.toString());
-        for (Parameter p : parameters) {
-            setParameter(query, p);
+        if (notifyChannel != null) {
+            var query = session.createNativeQuery(sql + " RETURNING pg_notify(:notifyChannel, :notifyPayload) IS NULL",
+                    Boolean.class);
+            parameters.forEach(p -> setParameter(query, p));
+            return query.setParameter("notifyChannel", notifyChannel).setParameter("notifyPayload", notifyPayload)
+                    .getResultList().size() == 1;
         }
+        var query = session.createNativeMutationQuery(sql.toString());
+        parameters.forEach(p -> setParameter(query, p));
         return query.executeUpdate() == 1;
     }
 
     @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void setParameter(MutationQuery query, Parameter p) {
+    private static void setParameter(CommonQueryContract query, Parameter p) {
         query.setParameter(p.name(), p.value(), (Class) p.type());
     }
 }

@@ -56,7 +56,7 @@ public final class Notifications implements AutoCloseable {
         if (!postgres) {
             return;
         }
-        String sent = payload.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES ? EVERYTHING : payload;
+        String sent = sendable(payload);
         session.doWork(c -> {
             try (PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
                 s.setString(1, channel);
@@ -64,6 +64,16 @@ public final class Notifications implements AutoCloseable {
                 s.execute();
             }
         });
+    }
+
+    /** Whether the database delivers notes (PostgreSQL); elsewhere nothing is sent. */
+    public boolean available() {
+        return postgres;
+    }
+
+    /** The payload as sent: too long a one becomes {@link #EVERYTHING}. */
+    static String sendable(String payload) {
+        return payload.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES ? EVERYTHING : payload;
     }
 
     /**

@@ -8,6 +8,8 @@ import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeKind;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.GuardedWrite;
+import dev.turnstile.engine.db.Notifications;
+import dev.turnstile.engine.db.WakeUps;
 import org.hibernate.LockMode;
 import org.hibernate.StatelessSession;
 import org.slf4j.Logger;
@@ -45,12 +47,23 @@ final class ObjectPersistence {
     private final SystemClasses systemClasses;
     private volatile ObjectWriteListener listener;
     final LockCounts lockCounts = new LockCounts();
+    /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
+    private final WakeUps unlockWaiters = new WakeUps();
+    /** The channel on which an unlock (or a delete) tells other processes' waiters the object's id. */
+    static final String UNLOCKS = "turnstile_object_unlock";
 
     ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors, SystemClasses systemClasses) {
         this.systemClasses = systemClasses;
         this.database = database;
         this.classes = classes;
         this.preprocessors = preprocessors;
+        database.notifications().listen(UNLOCKS, note -> {
+            if (note.equals(Notifications.EVERYTHING)) {
+                unlockWaiters.wakeAll();
+            } else {
+                note.lines().forEach(id -> unlockWaiters.wake(UUID.fromString(id)));
+            }
+        });
     }
 
     void listener(ObjectWriteListener listener) {
@@ -88,28 +101,49 @@ final class ObjectPersistence {
         }
         Supplier<String> what = () -> ordered.size() == 1 ? "saving " + ordered.get(0) : "saving a batch of " + ordered.size();
         List<LockRules.Pending> lockActions = ordered.stream().map(DefaultIndependentObject::pendingLock).toList();
+        boolean inHost = database.inHostTransaction();
+        List<UUID> locking = new ArrayList<>();
+        for (int i = 0; i < ordered.size(); i++) {
+            if (lockActions.get(i).locking()) {
+                locking.add(ordered.get(i).getId());
+            }
+        }
+        // Registered before the read, so an unlock between a refusal and the retry's wait still wakes it.
+        WakeUps.Ticket ticket = locking.isEmpty() || inHost ? null : unlockWaiters.register(locking);
         List<ObjectState> states;
         try {
             states = null;
             for (int look = 1; states == null; look++) {
                 try {
                     // In the host's transaction nothing can be rolled back to go again: decide under the row lock there.
-                    states = writeAll(what, actor, ordered, look <= LookAgain.LOOKS && !database.inHostTransaction());
+                    states = writeAll(what, actor, ordered, look <= LookAgain.LOOKS && !inHost);
                 } catch (LookAgain raced) {
                     // Rolled back, nothing written; another writer moved the row on since the look: look again.
                 }
             }
         } catch (EngineRuntimeException e) {
-            if (e.getExceptionCode() == ExceptionCode.E_OBJECT_LOCKED && lockActions.stream().anyMatch(LockRules.Pending::locking)) {
+            if (e.getExceptionCode() == ExceptionCode.E_OBJECT_LOCKED && !locking.isEmpty()) {
                 lockCounts.refusal();
+                // A retry policy's wait after this refusal ends at the holder's unlock, here or elsewhere.
+                if (ticket != null && ticket.armFor(e)) {
+                    database.notifications().startListening();
+                }
+                ticket = null;
             }
             throw e;
+        } finally {
+            if (ticket != null) {
+                ticket.close();
+            }
         }
         for (int i = 0; i < ordered.size(); i++) {
             if (lockActions.get(i).locking()) {
                 lockCounts.granted(ordered.get(i).getId());
-            } else if (lockActions.get(i).unlocking()) {
-                lockCounts.released(ordered.get(i).getId());
+            } else if (lockActions.get(i).unlocking() || states.get(i) == null) {
+                if (lockActions.get(i).unlocking()) {
+                    lockCounts.released(ordered.get(i).getId());
+                }
+                unlockWaiters.wake(ordered.get(i).getId());
             }
             ordered.get(i).saved(states.get(i), mode);
         }
@@ -327,7 +361,11 @@ final class ObjectPersistence {
         Map<String, Object> valid = validate(session, definition, id, values);
         // Native SQL (a GuardedWrite): Hibernate re-translates an HQL update on every execution, which
         // cost more than the statement itself on H2 (docs/BENCHMARKS.md).
-        boolean written = GuardedWrite.of("ts_object", "id", id).ifUsn(current.usn())
+        GuardedWrite write = GuardedWrite.of("ts_object", "id", id).ifUsn(current.usn());
+        if (pendingLock.unlocking()) {
+            write.notifying(database.notifications(), UNLOCKS, id.toString()); // other processes' waiters
+        }
+        boolean written = write
                 .set("prop_values", encode(definition, id, valid))
                 .set("last_modifier", tx.user())
                 .set("date_last_modified", tx.now)
@@ -388,7 +426,11 @@ final class ObjectPersistence {
         LockRules.checkDelete(o.getClassName(), o.getId(), lockEnforced(tx, definition, current), current.lock(),
                 current.dateLastModified(), actor, now);
         preprocessors.run(definition, Action.DELETE, o.getId(), tx, new LinkedHashMap<>(current.values()), current.values());
-        if (!GuardedWrite.of("ts_object", "id", o.getId()).ifUsn(current.usn()).delete(session)) {
+        GuardedWrite write = GuardedWrite.of("ts_object", "id", o.getId()).ifUsn(current.usn());
+        if (current.lock().exists()) {
+            write.notifying(database.notifications(), UNLOCKS, o.getId().toString()); // its waiters learn it is gone
+        }
+        if (!write.delete(session)) {
             throw lostRace(session, o.getClassName(), o.getId(), current.usn());
         }
         tx.lockedRows.remove(o.getId());

@@ -5,6 +5,7 @@ import dev.turnstile.api.retry.RetryExhaustedException;
 import dev.turnstile.api.retry.RetryMetrics;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.spi.HostTransactions;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.core.IntervalFunction;
@@ -60,38 +61,40 @@ final class DefaultRetryPolicy implements RetryPolicy {
                 .retryOnException(matcher::isRetried)
                 .failAfterMaxAttempts(false)
                 .build());
-        retry.getEventPublisher().onRetry(event -> log.debug("{}: attempt {} failed ({}); waiting {} ms", name,
-                event.getNumberOfRetryAttempts(), event.getLastThrowable().getMessage(), event.getWaitInterval().toMillis()));
     }
 
     /**
      * The waits, kept inside the call's {@code maxTotalWait}: a wait that would end past it is not
      * slept at all — the call is marked over budget and ends at once (see {@link #afterFailure}),
-     * so no call outlives its budget by a wait and no attempt starts once it is spent.
+     * so no call outlives its budget by a wait and no attempt starts once it is spent. Resilience4j
+     * is told to wait 0 ms: the policy waits itself ({@link WakeUps#awaitAfter}), so that the wait
+     * after a refused lock ends when its holder unlocks.
      */
     private IntervalBiFunction<Object> withinBudget(IntervalFunction intervals) {
         return (attempt, outcome) -> {
             long wait = intervals.apply(attempt);
-            Budget budget = budgets.get();
-            if (budget != null && System.nanoTime() + Duration.ofMillis(wait).toNanos() - budget.deadline > 0) {
-                budget.refusedWait = wait;
+            Call call = calls.get();
+            if (call.deadline != null && System.nanoTime() + Duration.ofMillis(wait).toNanos() - call.deadline > 0) {
+                call.refusedWait = wait;
                 return 0L;
             }
-            return wait;
+            call.nextWait = wait;
+            return 0L;
         };
     }
 
-    /** The budget of the call running on this thread: its deadline, and a wait refused for passing it. */
-    private static final class Budget {
-        final long deadline;
+    /** The call running on this thread: its deadline (if it has a budget), the next wait, a wait refused for the budget. */
+    private static final class Call {
+        final Long deadline;
+        long nextWait;
         long refusedWait = -1;
 
-        Budget(long deadline) {
+        Call(Long deadline) {
             this.deadline = deadline;
         }
     }
 
-    private final ThreadLocal<Budget> budgets = new ThreadLocal<>();
+    private final ThreadLocal<Call> calls = new ThreadLocal<>();
 
     /** The wait before retry n, as Resilience4j's interval functions compute it. */
     static IntervalFunction intervals(RetryPolicyConfig c) {
@@ -126,12 +129,12 @@ final class DefaultRetryPolicy implements RetryPolicy {
     @Override
     public <T> T call(Supplier<T> action) {
         long start = System.nanoTime();
-        Budget outer = budgets.get();
-        budgets.set(config.maxTotalWait() == null ? null : new Budget(start + config.maxTotalWait().toNanos()));
+        Call outer = calls.get();
+        calls.set(new Call(config.maxTotalWait() == null ? null : start + config.maxTotalWait().toNanos()));
         try {
-            return attempts(action, start);
+            return WakeUps.retrying(() -> attempts(action, start));
         } finally {
-            budgets.set(outer);
+            calls.set(outer);
         }
     }
 
@@ -177,8 +180,20 @@ final class DefaultRetryPolicy implements RetryPolicy {
                     + " ms reached", e);
         }
         long waitStart = System.nanoTime();
+        Call call = calls.get();
+        call.nextWait = 0;
         try {
-            context.onRuntimeError(e); // sleeps before the next attempt, or rethrows when none is left
+            context.onRuntimeError(e); // computes the next wait (withinBudget), or rethrows when no attempt is left
+            if (call.refusedWait < 0) {
+                log.debug("{}: attempt {} failed ({}); waiting {} ms", name, attempt, e.getMessage(), call.nextWait);
+                WakeUps.awaitAfter(e, call.nextWait);
+            }
+        } catch (InterruptedException interrupted) {
+            Thread.currentThread().interrupt();
+            metrics.waitNanos.add(System.nanoTime() - waitStart);
+            failed(attempt);
+            throw EngineRuntimeException.interrupted("retry policy " + name + " waited after attempt " + attempt
+                    + " (" + Duration.ofNanos(System.nanoTime() - start).toMillis() + " ms in all)", interrupted);
         } catch (RuntimeException last) {
             metrics.waitNanos.add(System.nanoTime() - waitStart);
             failed(attempt);
@@ -190,11 +205,10 @@ final class DefaultRetryPolicy implements RetryPolicy {
             throw RetryExhaustedException.of(name, attempt, total, "maxAttempts " + config.maxAttempts() + " reached", last);
         }
         metrics.waitNanos.add(System.nanoTime() - waitStart);
-        Budget budget = budgets.get();
-        if (budget != null && budget.refusedWait >= 0) {
+        if (call.refusedWait >= 0) {
             failed(attempt);
             throw RetryExhaustedException.of(name, attempt, Duration.ofNanos(System.nanoTime() - start), "maxTotalWait "
-                    + config.maxTotalWait().toMillis() + " ms would pass during the next wait (" + budget.refusedWait + " ms)", e);
+                    + config.maxTotalWait().toMillis() + " ms would pass during the next wait (" + call.refusedWait + " ms)", e);
         }
     }
 

@@ -15,6 +15,9 @@ import dev.turnstile.api.retry.RetryMetrics;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.MutableClock;
+import dev.turnstile.engine.TurnstileMetrics;
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,11 +54,15 @@ public abstract class AbstractLockContractTest {
     private ObjectStore admin;
     private String cls;
 
+    /** A policy that waits five minutes between attempts: only a wake-up ends its wait sooner. */
+    static final String SLOW_POLL = "slow-poll";
+
     protected abstract EngineConfig config();
 
     @BeforeAll
     void open() {
         engine = ContentEngine.open(EngineConfig.from(config()).clock(clock)
+                .retryPolicy(SLOW_POLL, RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
                 .retryPolicy("fuzz", RetryPolicyConfig.builder().maxAttempts(100_000).waitDuration(Duration.ofMillis(1))
                         .enableRandomizedWait(true).randomizedWaitFactor(0.9).build())
                 .build());
@@ -408,5 +415,34 @@ public abstract class AbstractLockContractTest {
                 .isLessThanOrEqualTo(attempts - calls);
         System.out.printf("%s withLock: %d calls, %d attempts, waited %d ms%n", getClass().getSimpleName(), calls,
                 attempts, m.totalWait().minus(before.totalWait()).toMillis());
+    }
+
+    @Test
+    void aLockWithRetry_refusedOnce_isWokenByTheHoldersUnlock_notAtTheEndOfItsWait() throws Exception {
+        CustomObject held = fetch(bob, created().getId());
+        held.lock(30, "bob's");
+        held.save(RefreshMode.REFRESH);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new TurnstileMetrics(engine).bindTo(registry);
+        double refusedBefore = lockRefusals(registry);
+        RetryPolicy slow = engine.retryPolicies().get(SLOW_POLL);
+        long retriedBefore = slow.metrics().successfulWithRetry();
+        CustomObject wanted = alice.getCustomObject(cls, held.getId());
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> waiting = pool.submit(() -> Locking.lockWithRetry(wanted, 30, "alice's", slow));
+            Awaitility.await("alice refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals(registry) > refusedBefore);
+            held.unlock();
+            held.save(RefreshMode.REFRESH);
+            waiting.get(1, TimeUnit.MINUTES); // without the wake-up, the policy's next attempt is 5 minutes away
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(slow.metrics().successfulWithRetry() - retriedBefore).isEqualTo(1);
+        assertThat(fetch(bob, held.getId()).getLockOwner()).isEqualTo("alice's");
+    }
+
+    private static double lockRefusals(SimpleMeterRegistry registry) {
+        return registry.get("turnstile.lock.acquire").tag("outcome", "refused").functionCounter().count();
     }
 }

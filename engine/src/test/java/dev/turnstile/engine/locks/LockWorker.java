@@ -21,6 +21,8 @@ import java.util.UUID;
  * A child process for the multi-process lock tests. {@code race ROUNDS LOG}: waits for GO, then
  * ROUNDS times takes the lock with retry, appends "START pid" and "END pid" to LOG while holding it,
  * and unlocks. {@code hold SECONDS}: takes the lock, prints LOCKED and waits to be killed.
+ * {@code hand-over SECONDS}: takes the lock, prints LOCKED, unlocks on UNLOCK (printing UNLOCKED)
+ * and ends on EXIT.
  */
 public final class LockWorker {
     public static void main(String[] args) throws Exception {
@@ -34,6 +36,19 @@ public final class LockWorker {
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (ContentEngine engine = ContentEngine.open(config)) {
             CustomObject o = engine.session("pid" + pid).objectStore().getCustomObject(className, id);
+            if (args[5].equals("hand-over")) {
+                o.lock(Integer.parseInt(args[6]), "held by " + pid);
+                o.save(RefreshMode.REFRESH);
+                System.out.println("LOCKED");
+                System.out.flush();
+                stdin.readLine(); // UNLOCK
+                o.unlock();
+                o.save(RefreshMode.REFRESH);
+                System.out.println("UNLOCKED");
+                System.out.flush();
+                stdin.readLine(); // EXIT
+                return;
+            }
             if (args[5].equals("hold")) {
                 o.lock(Integer.parseInt(args[6]), "held by " + pid);
                 o.save(RefreshMode.REFRESH);
