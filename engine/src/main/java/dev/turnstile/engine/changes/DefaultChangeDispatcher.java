@@ -14,7 +14,9 @@ import org.slf4j.LoggerFactory;
 import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
 
 /**
  * One dispatcher. A pass: sequence what has committed; among the clients behind the head and not
@@ -35,6 +37,10 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
     private volatile Thread thread;
     private volatile boolean stopping;
     private volatile int failedPasses;
+    /** Wake-ups while idle: new changes recorded here, or in another process (PostgreSQL's notes). */
+    private final Semaphore news = new Semaphore(0);
+    /** For tests: how many times the dispatcher has begun an idle wait. */
+    volatile long idleWaits;
     /** For tests: told the instants (System.nanoTime) a client was held from and to, both inside the lease. */
     volatile HoldListener holdListener;
 
@@ -145,6 +151,7 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
             throw EngineRuntimeException.badArgument("dispatcher " + name, "started", "already running");
         }
         stopping = false;
+        feed.database.notifications().startListening(); // changes recorded by other processes wake it
         long until = config.maxRunTime() == null ? Long.MAX_VALUE : System.nanoTime() + config.maxRunTime().toNanos();
         thread = new Thread(() -> run(until), name);
         thread.setDaemon(true);
@@ -154,10 +161,12 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
     private void run(long until) {
         while (!stopping && System.nanoTime() - until < 0) {
             try {
+                news.drainPermits(); // what was recorded before this pass, the pass sees
                 boolean idle = runOnce().isIdle();
                 failedPasses = 0;
                 if (idle) {
-                    Thread.sleep(config.idleDelay().toMillis());
+                    idleWaits++;
+                    news.tryAcquire(config.idleDelay().toMillis(), TimeUnit.MILLISECONDS);
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -175,6 +184,11 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
         }
     }
 
+    /** Ends an idle wait now (or makes the next one return at once). */
+    void wake() {
+        news.release();
+    }
+
     @Override
     public void stop() {
         Thread t;
@@ -183,6 +197,7 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
             stopping = true;
             thread = null;
         }
+        news.release();
         if (t != null) {
             try {
                 t.join(60_000);

@@ -52,7 +52,8 @@ public final class DefaultChangeFeed implements ChangeFeed {
         this.classes = objects.engineStore("turnstile");
         this.enabled = enabled;
         if (enabled) {
-            objects.writeListener(new ChangeLog());
+            objects.writeListener(new ChangeLog(database.notifications(), this::wakeDispatchers));
+            database.notifications().listen(ChangeLog.CHANNEL, note -> wakeDispatchers());
         }
     }
 
@@ -156,6 +157,11 @@ public final class DefaultChangeFeed implements ChangeFeed {
     @Override
     public List<ChangeDispatcher> dispatchers() {
         return List.copyOf(dispatchers);
+    }
+
+    /** New changes were recorded (here, or in another process): idle dispatchers make a pass now. */
+    private void wakeDispatchers() {
+        dispatchers.forEach(DefaultChangeDispatcher::wake);
     }
 
     /** Stops every dispatcher this feed made (the engine is closing): none keeps running on a closed database. */

@@ -18,6 +18,7 @@ public final class GuardedWrite {
     private final List<String> assignments = new ArrayList<>();
     private final List<String> conditions = new ArrayList<>();
     private final List<Parameter> parameters = new ArrayList<>();
+    private Notifications notifications;
     private String notifyChannel;
     private String notifyPayload;
 
@@ -83,10 +84,9 @@ public final class GuardedWrite {
      * same statement ({@code RETURNING pg_notify(…)}), so it costs no round trip.
      */
     public GuardedWrite notifying(Notifications notifications, String channel, String payload) {
-        if (notifications.available()) {
-            notifyChannel = channel;
-            notifyPayload = Notifications.sendable(payload);
-        }
+        this.notifications = notifications;
+        this.notifyChannel = channel;
+        this.notifyPayload = payload;
         return this;
     }
 
@@ -107,12 +107,9 @@ public final class GuardedWrite {
 
     private boolean run(StatelessSession session, StringBuilder sql) {
         sql.append(" WHERE ").append(String.join(" AND ", conditions));
-        if (notifyChannel != null) {
-            var query = session.createNativeQuery(sql + " RETURNING pg_notify(:notifyChannel, :notifyPayload) IS NULL",
-                    Boolean.class);
-            parameters.forEach(p -> setParameter(query, p));
-            return query.setParameter("notifyChannel", notifyChannel).setParameter("notifyPayload", notifyPayload)
-                    .getResultList().size() == 1;
+        if (notifications != null) {
+            return notifications.executeAndNotify(session, sql.toString(), q -> parameters.forEach(p -> setParameter(q, p)),
+                    notifyChannel, notifyPayload) == 1;
         }
         var query = session.createNativeMutationQuery(sql.toString());
         parameters.forEach(p -> setParameter(query, p));

@@ -74,7 +74,22 @@ final class ObjectPersistence {
         ObjectWriteListener l = listener;
         if (l != null) {
             l.written(tx, write);
+            tx.toldListener = true;
         }
+    }
+
+    /** Runs {@code work} in one transaction and tells the listener once it committed, if it wrote. */
+    private <T> T committing(Supplier<String> what, LockRules.Actor actor, boolean mayLook, Function<Transaction, T> work) {
+        Transaction[] ran = {null};
+        T result = database.inTransaction(what, session -> {
+            ran[0] = new Transaction(session, actor, mayLook);
+            return work.apply(ran[0]);
+        });
+        ObjectWriteListener l = listener;
+        if (l != null && ran[0].toldListener) {
+            l.committed();
+        }
+        return result;
     }
 
     /** One SELECT: the object if it exists and is of {@code className} or a subclass. */
@@ -166,8 +181,7 @@ final class ObjectPersistence {
 
     private List<ObjectState> writeAll(Supplier<String> what, LockRules.Actor actor, List<DefaultIndependentObject> ordered,
                                        boolean mayLook) {
-        return database.inTransaction(what, session -> {
-            Transaction tx = new Transaction(session, actor, mayLook);
+        return committing(what, actor, mayLook, tx -> {
             List<ObjectState> written = new ArrayList<>();
             for (DefaultIndependentObject o : ordered) {
                 written.add(write(tx, o));
@@ -195,7 +209,7 @@ final class ObjectPersistence {
      * with the same locked-update primitive saves use.
      */
     <T> T inTransaction(Supplier<String> what, LockRules.Actor actor, Function<ObjectTransaction, T> work) {
-        return database.inTransaction(what, session -> work.apply(new Transaction(session, actor, false)));
+        return committing(what, actor, false, work::apply);
     }
 
     private ObjectState write(Transaction tx, DefaultIndependentObject o) {
@@ -236,6 +250,8 @@ final class ObjectPersistence {
         private final boolean mayLook;
         /** Rows whose state this transaction took from a plain look, to be written guarded by their USN. */
         private final Set<UUID> lookedAt = new HashSet<>();
+        /** Whether the write listener was told of a write in this transaction. */
+        private boolean toldListener;
 
         Transaction(StatelessSession session, LockRules.Actor actor, boolean mayLook) {
             this.session = session;

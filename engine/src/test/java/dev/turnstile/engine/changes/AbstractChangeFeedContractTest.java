@@ -36,6 +36,7 @@ import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -294,6 +295,24 @@ public abstract class AbstractChangeFeedContractTest {
         }
         assertThat(received).hasSize(5).isSorted();
         assertThat(feed.lag(c).pending()).isZero();
+    }
+
+    @Test
+    void anIdleDispatcher_isWokenByANewChange_notAtTheEndOfItsIdleDelay() throws Exception {
+        String c = client(DeliveryMode.CALLBACK, ChangeFilter.classes(cls));
+        CompletableFuture<UUID> delivered = new CompletableFuture<>();
+        feed.subscribe(c, (client, changes) -> delivered.complete(changes.get(0).objectId()));
+        ChangeDispatcher d = feed.dispatcher(DispatcherConfig.builder().idleDelay(Duration.ofMinutes(5)).build());
+        d.start();
+        try {
+            // Nothing to deliver yet: it begins its five-minute idle wait.
+            org.awaitility.Awaitility.await("idle").atMost(Duration.ofMinutes(1))
+                    .until(() -> ((DefaultChangeDispatcher) d).idleWaits > 0);
+            UUID saved = create(alice, "news").getId();
+            assertThat(delivered.get(1, TimeUnit.MINUTES)).isEqualTo(saved); // without the wake-up: 5 minutes
+        } finally {
+            d.stop();
+        }
     }
 
     @Test

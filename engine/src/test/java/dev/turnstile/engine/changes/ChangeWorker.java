@@ -18,7 +18,8 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A child process for the multi-process change feed tests. {@code dispatch LOG}: after GO, runs
  * dispatcher passes until STOP, appending "client fromNanos toNanos pid" to LOG for every time it
  * held a client (both instants inside its lease). {@code hang CLIENT}: subscribes CLIENT, dispatches, prints
- * "DELIVERING id,id,..." on its first batch and hangs there, to be killed.
+ * "DELIVERING id,id,..." on its first batch and hangs there, to be killed. {@code save CLASS}: creates an
+ * object of CLASS for each SAVE line, printing "SAVED id", until another line.
  */
 public final class ChangeWorker {
     public static void main(String[] args) throws Exception {
@@ -27,6 +28,18 @@ public final class ChangeWorker {
         String pid = Long.toString(ProcessHandle.current().pid());
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (ContentEngine engine = ContentEngine.open(config)) {
+            if (args[3].equals("save")) {
+                dev.turnstile.api.ObjectStore os = engine.session("worker-" + pid).objectStore();
+                System.out.println("READY");
+                System.out.flush();
+                while ("SAVE".equals(stdin.readLine())) {
+                    dev.turnstile.api.CustomObject o = os.createCustomObject(args[4]);
+                    o.save(dev.turnstile.api.RefreshMode.REFRESH);
+                    System.out.println("SAVED " + o.getId());
+                    System.out.flush();
+                }
+                return;
+            }
             if (args[3].equals("hang")) {
                 engine.changes().subscribe(args[4], (client, changes) -> {
                     System.out.println("DELIVERING " + String.join(",", changes.stream()

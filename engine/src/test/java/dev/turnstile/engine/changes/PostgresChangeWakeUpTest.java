@@ -1,0 +1,61 @@
+package dev.turnstile.engine.changes;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.changes.ChangeDispatcher;
+import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.DeliveryMode;
+import dev.turnstile.api.changes.DispatcherConfig;
+import dev.turnstile.engine.ChildJvm;
+import dev.turnstile.engine.TestDatabases;
+import org.awaitility.Awaitility;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * On PostgreSQL a change recorded in one process wakes the idle dispatchers of another at once
+ * (the change's INSERT sends a NOTIFY, delivered at its commit): here the dispatcher's idle delay is
+ * five minutes, and the change is delivered within a minute of the other process's save. MariaDB
+ * and H2 have no notifications; there dispatchers look again after their idle delay.
+ */
+class PostgresChangeWakeUpTest {
+    private static final Duration STARTUP = Duration.ofSeconds(60);
+
+    @Test
+    void aSaveInAnotherProcess_wakesTheIdleDispatcherHere_beforeItsIdleDelayEnds() throws Exception {
+        EngineConfig pg = TestDatabases.postgres();
+        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        String cls = "WakeDoc" + suffix;
+        String client = "wake-up-" + suffix;
+        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(pg).changesEnabled(true).build())) {
+            engine.session("parent").objectStore().defineClass(cls, c -> c.string("Title"));
+            engine.changes().registerClient(client, ChangeFilter.classes(cls), DeliveryMode.CALLBACK);
+            try (ChildJvm writer = ChildJvm.start(ChangeWorker.class, pg.jdbcUrl(), pg.username(), pg.password(), "save", cls)) {
+                CompletableFuture<UUID> delivered = new CompletableFuture<>();
+                engine.changes().subscribe(client, (c, changes) -> delivered.complete(changes.get(0).objectId()));
+                ChangeDispatcher d = engine.changes().dispatcher(DispatcherConfig.builder().idleDelay(Duration.ofMinutes(5)).build());
+                writer.awaitLine("READY"::equals, STARTUP);
+                d.start();
+                try {
+                    Awaitility.await("idle").atMost(STARTUP).until(() -> ((DefaultChangeDispatcher) d).idleWaits > 0);
+                    writer.send("SAVE");
+                    String saved = writer.awaitLine(l -> l.startsWith("SAVED "), STARTUP).substring("SAVED ".length());
+                    // Without the note, the dispatcher's next pass is five minutes away.
+                    assertThat(delivered.get(60, TimeUnit.SECONDS)).isEqualTo(UUID.fromString(saved));
+                } finally {
+                    d.stop();
+                    writer.send("EXIT");
+                }
+                assertThat(writer.awaitExit(STARTUP)).isZero();
+            } finally {
+                engine.changes().unregisterClient(client);
+            }
+        }
+    }
+}
