@@ -123,11 +123,12 @@ final class TreeLockStore {
 
     boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks, java.util.Collection<TreePath> nodes) {
         return database.inTransaction(() -> "releasing tree lock lease " + leaseId, session -> {
-            boolean released = LEASES.release(leaseId, null).delete(session);
+            // The DELETE itself tells the other processes' waiters (no round trip of its own).
+            boolean released = LEASES.release(leaseId, null).notifying(database.notifications(), CHANNEL, paths(nodes))
+                    .delete(session);
             if (released) {
                 unmark(session, marks);
                 IDLE_NODES.nowAndThen(session, Map.of());
-                announce(session, nodes);
             }
             return released;
         });
@@ -138,8 +139,12 @@ final class TreeLockStore {
 
     /** Tells the waiters of every engine on the database, when this transaction commits, that {@code nodes} changed. */
     private void announce(StatelessSession session, java.util.Collection<TreePath> nodes) {
-        database.notifications().publish(session, CHANNEL,
-                nodes.stream().map(TreePath::toString).collect(java.util.stream.Collectors.joining("\n")));
+        database.notifications().publish(session, CHANNEL, paths(nodes));
+    }
+
+    /** A note's payload: the nodes, one per line. */
+    private static String paths(java.util.Collection<TreePath> nodes) {
+        return nodes.stream().map(TreePath::toString).collect(Collectors.joining("\n"));
     }
 
     /**
