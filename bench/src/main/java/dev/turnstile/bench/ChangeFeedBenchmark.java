@@ -59,12 +59,18 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
     @Option(names = "--seconds", defaultValue = "10", description = "length of the lag run (default ${DEFAULT-VALUE})")
     int seconds;
 
+    @Option(names = "--writer-of", hidden = true, description = "run as the writing process of the cross-process lag: save objects of this class")
+    String writerOf;
+
     private String cls;
     private ObjectStore os;
     private List<CustomObject> objects;
 
     @Override
     public Integer call() throws Exception {
+        if (writerOf != null) {
+            return runWriter();
+        }
         try (ContentEngine engine = ContentEngine.open(dev.turnstile.api.EngineConfig.from(database.engineConfig(20))
                 .changesEnabled(true).build())) {
             ChangeFeed feed = engine.changes();
@@ -83,6 +89,9 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
             System.out.printf(Locale.ROOT, "change feed benchmark on %s%n%n", database.url());
             rates(feed);
             lag(feed);
+            for (Duration idle : List.of(DispatcherConfig.DEFAULT_IDLE_DELAY, Duration.ofSeconds(1))) {
+                lagAcrossProcesses(feed, idle);
+            }
             coalescing(feed);
         }
         return 0;
@@ -243,33 +252,14 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
 
     private void lag(ChangeFeed feed) throws Exception {
         List<String> names = register(feed, 10, DeliveryMode.CALLBACK);
-        List<Long> lags = Collections.synchronizedList(new ArrayList<>());
-        for (String n : names) {
-            feed.subscribe(n, (client, batch) -> {
-                Instant now = Instant.now();
-                batch.forEach(c -> lags.add(Duration.between(c.time(), now).toNanos()));
-            });
-        }
+        List<Long> lags = subscribeForLags(feed, names);
         List<ChangeDispatcher> dispatchers = List.of(feed.dispatcher(DispatcherConfig.builder().idleDelay(Duration.ofMillis(10)).build()),
                 feed.dispatcher(DispatcherConfig.builder().idleDelay(Duration.ofMillis(10)).build()));
         dispatchers.forEach(ChangeDispatcher::start);
-        long period = 1_000_000_000L / writeRate;
-        long start = System.nanoTime();
-        int written = 0;
+        int written;
         try {
-            while (System.nanoTime() - start < seconds * 1_000_000_000L) {
-                save(objects.get(written % objects.size()), written);
-                written++;
-                long due = start + written * period;
-                long wait = due - System.nanoTime();
-                if (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                }
-            }
-            long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
-            while (names.stream().anyMatch(n -> feed.lag(n).pending() > 0) && System.nanoTime() < deadline) {
-                Thread.sleep(50);
-            }
+            written = saveAtWriteRate(objects);
+            awaitCaughtUp(feed, names);
         } finally {
             dispatchers.forEach(ChangeDispatcher::stop);
             names.forEach(feed::unregisterClient);
@@ -278,6 +268,93 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
         System.out.printf(Locale.ROOT, "Dispatch lag (save → callback) under %d saves/s for %d s, 10 callback clients, 2 dispatchers"
                 + " (idle delay 10 ms): %d saves, %d deliveries; p50 %.1f ms, p99 %.1f ms%n%n", writeRate, seconds, written,
                 p.count(), p.millis(0.5), p.millis(0.99));
+    }
+
+    /** Subscribes each client; the returned list collects each delivered change's lag (ns from its save). */
+    private static List<Long> subscribeForLags(ChangeFeed feed, List<String> names) {
+        List<Long> lags = Collections.synchronizedList(new ArrayList<>());
+        for (String n : names) {
+            feed.subscribe(n, (client, batch) -> {
+                Instant now = Instant.now();
+                batch.forEach(c -> lags.add(Duration.between(c.time(), now).toNanos()));
+            });
+        }
+        return lags;
+    }
+
+    /** Saves {@code targets} in turn, {@link #writeRate} a second for {@link #seconds}; returns how many. */
+    private int saveAtWriteRate(List<CustomObject> targets) throws InterruptedException {
+        long period = 1_000_000_000L / writeRate;
+        long start = System.nanoTime();
+        int written = 0;
+        while (System.nanoTime() - start < seconds * 1_000_000_000L) {
+            save(targets.get(written % targets.size()), written);
+            written++;
+            long wait = start + written * period - System.nanoTime();
+            if (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+            }
+        }
+        return written;
+    }
+
+    private static void awaitCaughtUp(ChangeFeed feed, List<String> names) throws InterruptedException {
+        long deadline = System.nanoTime() + TimeUnit.MINUTES.toNanos(2);
+        while (names.stream().anyMatch(n -> feed.lag(n).pending() > 0) && System.nanoTime() < deadline) {
+            Thread.sleep(50);
+        }
+    }
+
+    /**
+     * As {@link #lag}, the saves made by a child JVM: on PostgreSQL each change's INSERT wakes the
+     * idle dispatchers here (NOTIFY); elsewhere they find it after their idle delay.
+     */
+    private void lagAcrossProcesses(ChangeFeed feed, Duration idleDelay) throws Exception {
+        List<String> names = register(feed, 10, DeliveryMode.CALLBACK);
+        List<Long> lags = subscribeForLags(feed, names);
+        List<ChangeDispatcher> dispatchers = List.of(feed.dispatcher(DispatcherConfig.builder().idleDelay(idleDelay).build()),
+                feed.dispatcher(DispatcherConfig.builder().idleDelay(idleDelay).build()));
+        dispatchers.forEach(ChangeDispatcher::start);
+        String written;
+        try {
+            ChildProcesses writer = new ChildProcesses(List.of(List.of("changes", "--writer-of", cls, "--write-rate", "" + writeRate,
+                    "--seconds", "" + seconds, "--url", database.url(1), "--user", database.user(), "--password", database.password())));
+            writer.readyThenGo();
+            lags.clear(); // the writer's own set-up and warm-up saves are not counted
+            written = ChildProcesses.expect(writer.outputs().get(0), "DONE ").substring(5);
+            writer.awaitExit();
+            awaitCaughtUp(feed, names);
+        } finally {
+            dispatchers.forEach(ChangeDispatcher::stop);
+            names.forEach(feed::unregisterClient);
+        }
+        Percentiles p = new Percentiles(lags.stream().mapToLong(Long::longValue).toArray());
+        System.out.printf(Locale.ROOT, "Dispatch lag (save in another process → callback here) under %d saves/s for %d s, 10 callback"
+                + " clients, 2 dispatchers (idle delay %d ms): %s saves, %d deliveries; p50 %.1f ms, p99 %.1f ms%n%n", writeRate,
+                seconds, idleDelay.toMillis(), written, p.count(), p.millis(0.5), p.millis(0.99));
+    }
+
+    /** The child of {@link #lagAcrossProcesses}: after GO, saves objects of {@link #writerOf} at the write rate. */
+    private int runWriter() throws Exception {
+        java.io.BufferedReader commands = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
+                java.nio.charset.StandardCharsets.UTF_8));
+        try (ContentEngine engine = ContentEngine.open(dev.turnstile.api.EngineConfig.from(database.engineConfig(2))
+                .changesEnabled(true).build())) {
+            ObjectStore writer = engine.session("other-writer").objectStore();
+            List<CustomObject> mine = new ArrayList<>();
+            for (int i = 0; i < 10; i++) {
+                mine.add(save(writer.createCustomObject(writerOf), i));
+            }
+            for (int i = 0; i < 200; i++) { // warm-up
+                save(mine.get(i % mine.size()), i);
+            }
+            System.out.println("READY");
+            System.out.flush();
+            commands.readLine();
+            System.out.println("DONE " + saveAtWriteRate(mine));
+            System.out.flush();
+        }
+        return 0;
     }
 
     // ---- coalescing -----------------------------------------------------------------------

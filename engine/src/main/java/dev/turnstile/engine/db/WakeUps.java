@@ -88,11 +88,6 @@ public final class WakeUps {
         waiting.values().forEach(tickets -> tickets.forEach(t -> t.signal.release()));
     }
 
-    /** Whether any ticket waits here (so that someone else's release is worth hearing). */
-    public boolean anyWaiting() {
-        return !waiting.isEmpty();
-    }
-
     /** Runs one retry policy's call: a ticket armed in it serves its waits, and none outlives it. */
     public static <T> T retrying(Supplier<T> call) {
         int[] depth = retryCalls.get();
