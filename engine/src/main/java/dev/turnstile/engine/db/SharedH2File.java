@@ -213,18 +213,36 @@ final class SharedH2File implements DataSource {
             long pid = Long.parseLong(info.getProperty("pid"));
             String started = info.getProperty("started");
             return ProcessHandle.of(pid).filter(ProcessHandle::isAlive)
-                    .filter(p -> p.info().startInstant().map(Object::toString).orElse("").equals(started))
+                    .filter(p -> startOf(p).equals(started))
                     .map(p -> new Served(pid, Integer.parseInt(info.getProperty("port"))));
         } catch (IOException | RuntimeException none) {
             return Optional.empty();
         }
     }
 
+    /**
+     * When {@code process} started, so that a reused pid is not taken for the server: on Linux the
+     * kernel's count of clock ticks from boot to its start ({@code /proc/<pid>/stat}, field 22),
+     * which no clock step moves. Not {@link ProcessHandle.Info#startInstant}: each JVM turns the
+     * ticks into an instant with the boot time it read when it started, so after the wall clock
+     * was stepped two JVMs name one process's start differently (13 s apart, seen on a loaded
+     * machine) and an engine kept starting servers it could not recognize, one a minute.
+     */
+    static String startOf(ProcessHandle process) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"));
+            // Fields after the command name, which is in parentheses and may hold spaces; field 22 is the 20th of them.
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+            return "boot tick " + fields[19];
+        } catch (IOException | RuntimeException notLinux) {
+            return process.info().startInstant().map(Object::toString).orElse("");
+        }
+    }
+
     static void writeServerInfo(Path file, ProcessHandle self, int port) throws IOException {
         Path info = Path.of(file + ".server");
         Path written = Files.createTempFile(info.getParent(), info.getFileName().toString(), ".tmp");
-        Files.writeString(written, String.format(Locale.ROOT, "pid=%d%nstarted=%s%nport=%d%n", self.pid(),
-                self.info().startInstant().map(Object::toString).orElse(""), port));
+        Files.writeString(written, String.format(Locale.ROOT, "pid=%d%nstarted=%s%nport=%d%n", self.pid(), startOf(self), port));
         try {
             Files.move(written, info, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (AtomicMoveNotSupportedException e) {

@@ -38,6 +38,27 @@ class SharedH2FileTest {
     }
 
     @Test
+    void aServerIsRecognizedByItsStartInBootTicks_whichNoWallClockStepMoves() throws Exception {
+        Path proc = Path.of("/proc/self/stat");
+        org.junit.jupiter.api.Assumptions.assumeTrue(Files.exists(proc), "Linux's /proc");
+        // What the kernel recorded: clock ticks from boot to this process's start (field 22). The
+        // instant a JVM makes of it depends on the boot time that JVM read when it started, and a
+        // JVM started before a wall-clock step named the server 13 s off: it never recognized it.
+        String stat = Files.readString(proc);
+        String ticks = stat.substring(stat.lastIndexOf(')') + 2).split(" ")[19];
+        assertThat(SharedH2File.startOf(ProcessHandle.current())).isEqualTo("boot tick " + ticks);
+
+        Path file = Path.of("target", "h2", "ticks-" + UUID.randomUUID()).toAbsolutePath();
+        SharedH2File.writeServerInfo(file, ProcessHandle.current(), 4321);
+        try {
+            assertThat(Files.readString(Path.of(file + ".server"))).contains("started=boot tick " + ticks);
+            assertThat(SharedH2File.serving(file)).contains(new SharedH2File.Served(ProcessHandle.current().pid(), 4321));
+        } finally {
+            Files.deleteIfExists(Path.of(file + ".server"));
+        }
+    }
+
+    @Test
     void aDeletedFile_isNotServedAnyMore_andTheNextEngineGetsANewDatabase() throws Exception {
         Path dir = Path.of("target", "h2", "deleted-" + UUID.randomUUID()).toAbsolutePath();
         Path file = dir.resolve("db");
