@@ -1,5 +1,7 @@
 package dev.turnstile.engine.objects;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.api.ChangeContext.Action;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
@@ -47,6 +49,8 @@ final class ObjectPersistence {
     private final SystemClasses systemClasses;
     private volatile ObjectWriteListener listener;
     final LockCounts lockCounts = new LockCounts();
+    /** Locks held by this engine's sessions, by what it wrote ({@link #refuseIfHeldHereByAnother}); bounded. */
+    private final Cache<UUID, HeldHere> heldHere = Caffeine.newBuilder().maximumSize(10_000).build();
     /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
     private final WakeUps unlockWaiters = new WakeUps();
     /** The channel on which an unlock (or a delete) tells other processes' waiters the object's id. */
@@ -137,6 +141,12 @@ final class ObjectPersistence {
                 }
             }
         } catch (EngineRuntimeException e) {
+            // What this engine knew of these objects' locks may be wrong now (an unlock refused, a row gone).
+            ordered.forEach(o -> {
+                if (!o.pendingLock().locking()) {
+                    heldHere.invalidate(o.getId());
+                }
+            });
             if (e.getExceptionCode() == ExceptionCode.E_OBJECT_LOCKED && !locking.isEmpty()) {
                 lockCounts.refusal();
                 // A retry policy's wait after this refusal ends at the holder's unlock, here or elsewhere.
@@ -152,6 +162,11 @@ final class ObjectPersistence {
             }
         }
         for (int i = 0; i < ordered.size(); i++) {
+            if (inHost) {
+                heldHere.invalidate(ordered.get(i).getId()); // the host may still roll it back
+            } else {
+                remember(ordered.get(i).getId(), states.get(i));
+            }
             if (lockActions.get(i).locking()) {
                 lockCounts.granted(ordered.get(i).getId());
             } else if (lockActions.get(i).unlocking() || states.get(i) == null) {
@@ -222,13 +237,51 @@ final class ObjectPersistence {
             return insert(tx, o);
         }
         LockRules.Pending lockAction = o.pendingLock();
-        ObjectState current = lockAction.locking() && tx.mayLook && o.knownStoredValues() == null
-                ? lookForLock(tx, o) : knownOrLockedRead(tx.session, o);
+        boolean lookFirst = lockAction.locking() && tx.mayLook && o.knownStoredValues() == null;
+        if (lookFirst) {
+            refuseIfHeldHereByAnother(tx, o);
+        }
+        ObjectState current = lookFirst ? lookForLock(tx, o) : knownOrLockedRead(tx.session, o);
         systemClasses.checkChange(classes.get(tx.session, current.className()), o.getId(), tx.actor,
                 lockAction.locking() ? "lock" : lockAction.unlocking() ? "unlock" : "save");
         tx.advance(current.dateLastModified());
         return writeUpdate(tx, current, o.getClassName(), o.getId(), values -> values.putAll(o.pendingValues()),
                 o.pendingLock());
+    }
+
+    /**
+     * A lock request that would look at the row (USN-less, as every attempt of {@code Locking}) is
+     * refused without a statement when another user of this engine holds the lock by what this
+     * engine wrote and its expiry has not come: the database would refuse it for the same reason,
+     * and pollers in one process no longer load the database the holder's unlock waits on. Only
+     * ever a refusal, never a grant; past the expiry, or once this engine unlocked or saw an unlock
+     * fail, the request asks the database as before. The refusal is the database's, word for word.
+     */
+    private void refuseIfHeldHereByAnother(Transaction tx, DefaultIndependentObject o) {
+        HeldHere here = heldHere.getIfPresent(o.getId());
+        if (here == null || here.lock().holder().equals(tx.actor.user()) || !here.expiry().isAfter(tx.now)) {
+            return;
+        }
+        DefaultClassDefinition stored = classes.get(tx.session, here.className());
+        if (!stored.isSubclassOf(o.getClassName())) {
+            return; // the database tells this caller what it may know
+        }
+        systemClasses.checkChange(stored, o.getId(), tx.actor, "lock");
+        throw EngineRuntimeException.objectLocked(o.getClassName(), o.getId(), here.lock().holder(), here.lock().owner(),
+                here.expiry());
+    }
+
+    /** A cooperative lock as this engine last wrote it: the stored class, the lock and when it lapses. */
+    private record HeldHere(String className, LockState lock, Instant expiry) {
+    }
+
+    /** Keeps {@link #heldHere} as this engine last wrote each object: a lock held, or none. */
+    private void remember(UUID id, ObjectState written) {
+        if (written != null && written.lock().exists()) {
+            heldHere.put(id, new HeldHere(written.className(), written.lock(), written.lock().expiry(written.dateLastModified())));
+        } else {
+            heldHere.invalidate(id);
+        }
     }
 
     /**

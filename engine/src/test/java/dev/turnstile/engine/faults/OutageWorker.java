@@ -139,7 +139,10 @@ public final class OutageWorker {
                     return "0";
                 }));
                 drain = () -> {
-                    while (outage.call(() -> readOnce(feed, client, received)) > 0 || outage.call(() -> feed.lag(client)).pending() > 0) {
+                    // The lag first: a dispatcher moves the client's position and queues the changes in one
+                    // transaction, so once nothing is pending the queue holds all; read in the other order, a
+                    // pass committing in between left its changes unread (seen beside a CPU hog).
+                    while (outage.call(() -> feed.lag(client)).pending() > 0 || outage.call(() -> readOnce(feed, client, received)) > 0) {
                         pause();
                     }
                 };

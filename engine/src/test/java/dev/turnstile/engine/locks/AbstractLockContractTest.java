@@ -445,4 +445,27 @@ public abstract class AbstractLockContractTest {
     private static double lockRefusals(SimpleMeterRegistry registry) {
         return registry.get("turnstile.lock.acquire").tag("outcome", "refused").functionCounter().count();
     }
+
+    @Test
+    void aLockRequest_whileAnotherUserOfThisEngineHoldsIt_isRefusedWithoutAStatement_inTheDatabasesWords() {
+        CustomObject held = fetch(bob, created().getId());
+        held.lock(30, "bob's");
+        held.save(RefreshMode.REFRESH);
+        CustomObject fetched = fetch(alice, held.getId());
+        fetched.lock(30, "alice's");
+        EngineRuntimeException asStored = failure(() -> fetched.save(RefreshMode.REFRESH));
+        CustomObject fetchless = alice.getCustomObject(cls, held.getId());
+        fetchless.lock(30, "alice's");
+        EngineStatistics before = engine.statistics();
+        EngineRuntimeException refused = failure(() -> fetchless.save(RefreshMode.REFRESH));
+        EngineStatistics used = engine.statistics().since(before);
+        assertThat(refused.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+        assertThat(refused.getMessage()).isEqualTo(asStored.getMessage());
+        assertThat(used.statements()).as("refused by what this engine wrote, not by a look at the row").isZero();
+        // Once bob has unlocked here, alice's request asks the database again, and gets the lock.
+        held.unlock();
+        held.save(RefreshMode.REFRESH);
+        fetchless.save(RefreshMode.REFRESH);
+        assertThat(fetch(bob, held.getId()).getLockOwner()).isEqualTo("alice's");
+    }
 }
