@@ -89,11 +89,6 @@ public final class Notifications implements AutoCloseable {
                 .getResultList().size();
     }
 
-    /** Whether the database delivers notes (PostgreSQL); elsewhere nothing is sent. */
-    public boolean available() {
-        return postgres;
-    }
-
     /** The payload as sent: too long a one becomes {@link #EVERYTHING}. */
     static String sendable(String payload) {
         return payload.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES ? EVERYTHING : payload;
