@@ -251,23 +251,36 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
     // ---- lag ------------------------------------------------------------------------------
 
     private void lag(ChangeFeed feed) throws Exception {
+        measureLag(feed, Duration.ofMillis(10), "save → callback", lags -> saveAtWriteRate(objects));
+    }
+
+    /** What writes the saves of a lag cell; given the lags collected so far, returns how many saves it made. */
+    private interface LagWriter {
+        Object write(List<Long> lags) throws Exception;
+    }
+
+    /**
+     * One lag cell: 10 callback clients served by 2 started dispatchers with {@code idleDelay} while
+     * {@code writer} saves, until every client has caught up; prints the lag's percentiles.
+     */
+    private void measureLag(ChangeFeed feed, Duration idleDelay, String what, LagWriter writer) throws Exception {
         List<String> names = register(feed, 10, DeliveryMode.CALLBACK);
         List<Long> lags = subscribeForLags(feed, names);
-        List<ChangeDispatcher> dispatchers = List.of(feed.dispatcher(DispatcherConfig.builder().idleDelay(Duration.ofMillis(10)).build()),
-                feed.dispatcher(DispatcherConfig.builder().idleDelay(Duration.ofMillis(10)).build()));
+        List<ChangeDispatcher> dispatchers = List.of(feed.dispatcher(DispatcherConfig.builder().idleDelay(idleDelay).build()),
+                feed.dispatcher(DispatcherConfig.builder().idleDelay(idleDelay).build()));
         dispatchers.forEach(ChangeDispatcher::start);
-        int written;
+        Object written;
         try {
-            written = saveAtWriteRate(objects);
+            written = writer.write(lags);
             awaitCaughtUp(feed, names);
         } finally {
             dispatchers.forEach(ChangeDispatcher::stop);
             names.forEach(feed::unregisterClient);
         }
         Percentiles p = new Percentiles(lags.stream().mapToLong(Long::longValue).toArray());
-        System.out.printf(Locale.ROOT, "Dispatch lag (save → callback) under %d saves/s for %d s, 10 callback clients, 2 dispatchers"
-                + " (idle delay 10 ms): %d saves, %d deliveries; p50 %.1f ms, p99 %.1f ms%n%n", writeRate, seconds, written,
-                p.count(), p.millis(0.5), p.millis(0.99));
+        System.out.printf(Locale.ROOT, "Dispatch lag (%s) under %d saves/s for %d s, 10 callback clients, 2 dispatchers"
+                + " (idle delay %d ms): %s saves, %d deliveries; p50 %.1f ms, p99 %.1f ms%n%n", what, writeRate, seconds,
+                idleDelay.toMillis(), written, p.count(), p.millis(0.5), p.millis(0.99));
     }
 
     /** Subscribes each client; the returned list collects each delivered change's lag (ns from its save). */
@@ -310,28 +323,15 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
      * idle dispatchers here (NOTIFY); elsewhere they find it after their idle delay.
      */
     private void lagAcrossProcesses(ChangeFeed feed, Duration idleDelay) throws Exception {
-        List<String> names = register(feed, 10, DeliveryMode.CALLBACK);
-        List<Long> lags = subscribeForLags(feed, names);
-        List<ChangeDispatcher> dispatchers = List.of(feed.dispatcher(DispatcherConfig.builder().idleDelay(idleDelay).build()),
-                feed.dispatcher(DispatcherConfig.builder().idleDelay(idleDelay).build()));
-        dispatchers.forEach(ChangeDispatcher::start);
-        String written;
-        try {
+        measureLag(feed, idleDelay, "save in another process → callback here", lags -> {
             ChildProcesses writer = new ChildProcesses(List.of(List.of("changes", "--writer-of", cls, "--write-rate", "" + writeRate,
                     "--seconds", "" + seconds, "--url", database.url(1), "--user", database.user(), "--password", database.password())));
             writer.readyThenGo();
             lags.clear(); // the writer's own set-up and warm-up saves are not counted
-            written = ChildProcesses.expect(writer.outputs().get(0), "DONE ").substring(5);
+            String written = ChildProcesses.expect(writer.outputs().get(0), "DONE ").substring(5);
             writer.awaitExit();
-            awaitCaughtUp(feed, names);
-        } finally {
-            dispatchers.forEach(ChangeDispatcher::stop);
-            names.forEach(feed::unregisterClient);
-        }
-        Percentiles p = new Percentiles(lags.stream().mapToLong(Long::longValue).toArray());
-        System.out.printf(Locale.ROOT, "Dispatch lag (save in another process → callback here) under %d saves/s for %d s, 10 callback"
-                + " clients, 2 dispatchers (idle delay %d ms): %s saves, %d deliveries; p50 %.1f ms, p99 %.1f ms%n%n", writeRate,
-                seconds, idleDelay.toMillis(), written, p.count(), p.millis(0.5), p.millis(0.99));
+            return written;
+        });
     }
 
     /** The child of {@link #lagAcrossProcesses}: after GO, saves objects of {@link #writerOf} at the write rate. */
