@@ -25,8 +25,8 @@ import java.util.concurrent.TimeUnit;
  * The "take a number" article's listings ported line by line, run by THREADS threads of a child
  * process: {@code LISTING2} (cooperative lock, 10 tries, 100 ms apart), {@code LISTING3} and
  * {@code LISTING3_UNLUCKY} (first writer wins with a remembered USN, with and without
- * feelingUnlucky). After GO each thread calls getNextValue() COUNT times and prints {@code N value}
- * for every number it got, {@code GAVEUP} when the listing ran out of attempts; then DONE.
+ * feelingUnlucky). After GO each thread calls getNextValue() COUNT times and prints
+ * {@code N value usn <usn> <thread>} for every number it got, {@code GAVEUP} when the listing ran out of attempts; then DONE.
  */
 public final class ArticleListingWorker {
     private static final String COUNTER_PROPERTY_NAME = "WjcCounter";
@@ -59,7 +59,10 @@ public final class ArticleListingWorker {
                                     case "LISTING3_UNLUCKY" -> dispenser.getNextValue(true);
                                     default -> throw new IllegalArgumentException(listing);
                                 };
-                                out.add("N " + n);
+                                // The USN the save left (listing 3's instance knows it), to tell a
+                                // duplicate written twice over one USN from a counter that went back.
+                                Long usn = listing.equals("LISTING2") ? null : dispenser.dispenser.getUpdateSequenceNumber();
+                                out.add("N " + n + " usn " + usn + " " + Thread.currentThread().getName());
                             } catch (GaveUp e) {
                                 out.add("GAVEUP");
                             }
