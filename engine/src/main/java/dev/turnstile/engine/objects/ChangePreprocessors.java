@@ -28,6 +28,11 @@ final class ChangePreprocessors {
         }
     }
 
+    /** Whether a preprocessor of the class or of one of its ancestors would run on its changes. */
+    boolean anyFor(DefaultClassDefinition definition) {
+        return !byClass.isEmpty() && definition.lineage().stream().anyMatch(c -> !byClass.getOrDefault(c, List.of()).isEmpty());
+    }
+
     /**
      * Runs every preprocessor of the class and its ancestors on {@code values}, which they may
      * change. A failure rolls the transaction back: engine and database exceptions pass as they

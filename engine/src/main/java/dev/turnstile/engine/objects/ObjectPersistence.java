@@ -11,9 +11,11 @@ import dev.turnstile.api.changes.ChangeKind;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.GuardedWrite;
 import dev.turnstile.engine.db.Notifications;
+import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.db.WakeUps;
 import org.hibernate.LockMode;
 import org.hibernate.StatelessSession;
+import org.hibernate.type.StandardBasicTypes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -241,6 +243,12 @@ final class ObjectPersistence {
         if (lookFirst) {
             refuseIfHeldHereByAnother(tx, o);
         }
+        if (lookFirst) {
+            ObjectState locked = lockInOneStatement(tx, o);
+            if (locked != null) {
+                return locked;
+            }
+        }
         ObjectState current = lookFirst ? lookForLock(tx, o) : knownOrLockedRead(tx.session, o);
         systemClasses.checkChange(classes.get(tx.session, current.className()), o.getId(), tx.actor,
                 lockAction.locking() ? "lock" : lockAction.unlocking() ? "unlock" : "save");
@@ -270,6 +278,104 @@ final class ObjectPersistence {
         throw EngineRuntimeException.objectLocked(o.getClassName(), o.getId(), here.lock().holder(), here.lock().owner(),
                 here.expiry());
     }
+
+    /**
+     * The lock of a request that carries nothing else, taken in one statement on PostgreSQL: an
+     * {@code UPDATE} whose {@code WHERE} holds {@link LockRules}' rule (free, the caller's, or lapsed
+     * at the transaction's time: DateLastModified + LockTimeout before it) and, if it wrote nothing,
+     * the row as the statement found it, from which the refusal is told. A look, then an UPDATE
+     * guarded by the USN it read, left the lock free for a round trip more between one holder's
+     * unlock and the next grant, and a waiter that lost the race redid both (issue 16, item 5).
+     * Null when it cannot decide — another database, a system class, a class with preprocessors,
+     * a row of another class or gone, or one that another writer changed while the statement
+     * waited for it — and the request looks, as before.
+     */
+    private ObjectState lockInOneStatement(Transaction tx, DefaultIndependentObject o) {
+        if (!Sql.isPostgres(database.productName()) || !o.pendingValues().isEmpty()) {
+            return null;
+        }
+        DefaultClassDefinition definition = classes.get(tx.session, o.getClassName());
+        if (systemClasses.systemClassOf(definition) != null || preprocessors.anyFor(definition)) {
+            return null;
+        }
+        tx.advance(null);
+        LockRules.Pending pending = o.pendingLock();
+        String user = tx.actor.user();
+        List<Object[]> rows = tx.session.createNativeQuery(LOCK_IN_ONE_STATEMENT, Object[].class)
+                .addScalar("granted", StandardBasicTypes.BOOLEAN)
+                .addScalar("class_name", StandardBasicTypes.STRING)
+                .addScalar("usn", StandardBasicTypes.LONG)
+                .addScalar("creator", StandardBasicTypes.STRING)
+                .addScalar("date_created", StandardBasicTypes.INSTANT)
+                .addScalar("last_modifier", StandardBasicTypes.STRING)
+                .addScalar("date_last_modified", StandardBasicTypes.INSTANT)
+                .addScalar("prop_values", StandardBasicTypes.STRING)
+                .addScalar("lock_holder", StandardBasicTypes.STRING)
+                .addScalar("lock_owner", StandardBasicTypes.STRING)
+                .addScalar("lock_token", StandardBasicTypes.UUID)
+                .addScalar("lock_timeout", StandardBasicTypes.INTEGER)
+                .setParameter("id", o.getId())
+                .setParameter("cls", o.getClassName())
+                .setParameter("usr", user)
+                .setParameter("owner", pending.owner(), String.class)
+                .setParameter("timeout", pending.timeoutSeconds())
+                .setParameter("token", UUID.randomUUID())
+                .setParameter("now", tx.now)
+                .getResultList();
+        if (rows.isEmpty()) {
+            return null;
+        }
+        Object[] r = rows.get(0);
+        ObjectRecord row = new ObjectRecord();
+        row.id = o.getId();
+        row.className = (String) r[1];
+        row.usn = (Long) r[2];
+        row.creator = (String) r[3];
+        row.dateCreated = (Instant) r[4];
+        row.lastModifier = (String) r[5];
+        row.dateLastModified = (Instant) r[6];
+        row.propValues = (String) r[7];
+        row.lockHolder = (String) r[8];
+        row.lockOwner = (String) r[9];
+        row.lockToken = (UUID) r[10];
+        row.lockTimeout = (Integer) r[11];
+        if (!row.className.equals(o.getClassName())) {
+            return null;
+        }
+        ObjectState state = toState(tx.session, row);
+        if (!Boolean.TRUE.equals(r[0])) {
+            LockState stored = state.lock();
+            if (stored.isHeldAt(tx.now, row.dateLastModified) && !stored.holder().equals(user)) {
+                throw EngineRuntimeException.objectLocked(o.getClassName(), o.getId(), stored.holder(), stored.owner(),
+                        stored.expiry(row.dateLastModified));
+            }
+            return null; // refused, yet free, the caller's or lapsed as found: written meanwhile
+        }
+        tx.advance(row.dateLastModified);
+        tx.lockedRows.remove(o.getId());
+        tx.written();
+        notify(tx, new ObjectWrite(ObjectWrite.kindOfUpdate(state.values(), state.values(), pending), o.getId(),
+                row.className, user, tx.now, row.usn - 1, row.usn, state.values(), state.values()));
+        return state;
+    }
+
+    /** {@link #lockInOneStatement}: the row written, or (granted false) the row as found. */
+    private static final String LOCK_IN_ONE_STATEMENT = """
+            WITH written AS (
+                UPDATE ts_object SET usn = usn + 1, last_modifier = :usr,
+                    date_last_modified = GREATEST(date_last_modified, :now),
+                    lock_token = CASE WHEN lock_holder = :usr
+                        AND date_last_modified + lock_timeout * INTERVAL '1 second' >= :now THEN lock_token ELSE :token END,
+                    lock_holder = :usr, lock_owner = :owner, lock_timeout = :timeout
+                WHERE id = :id AND class_name = :cls AND (lock_holder IS NULL OR lock_holder = :usr
+                    OR date_last_modified + lock_timeout * INTERVAL '1 second' < :now)
+                RETURNING class_name, usn, creator, date_created, last_modifier, date_last_modified, prop_values,
+                    lock_holder, lock_owner, lock_token, lock_timeout)
+            SELECT TRUE AS granted, w.* FROM written w
+            UNION ALL
+            SELECT FALSE, class_name, usn, creator, date_created, last_modifier, date_last_modified, prop_values,
+                lock_holder, lock_owner, lock_token, lock_timeout
+            FROM ts_object WHERE id = :id AND NOT EXISTS (SELECT 1 FROM written)""";
 
     /** A cooperative lock as this engine last wrote it: the stored class, the lock and when it lapses. */
     private record HeldHere(String className, LockState lock, Instant expiry) {

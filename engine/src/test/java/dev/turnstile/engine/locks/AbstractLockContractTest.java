@@ -325,6 +325,54 @@ public abstract class AbstractLockContractTest {
         assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(1);
     }
 
+    /** Statements of a lock request that carries nothing but the lock (a fetchless instance, as every attempt of Locking). */
+    protected long statementsOfALockRequest() {
+        return 2; // a look, and an UPDATE guarded by the USN it read
+    }
+
+    /**
+     * Lock requests that carry only the lock, made in another engine (which knows nothing of what
+     * this one wrote): granted and refused by the rule to the instant — at the expiry a lock is still
+     * held, a millisecond later it is free — the holder's own request keeps the token, a new
+     * holder gets a new one, and a refusal names holder, owner and expiry as a look would.
+     */
+    @Test
+    void lockRequestsCarryingOnlyTheLock_followTheRuleToTheInstant_inTheirOwnStatements() {
+        UUID id = created().getId();
+        try (ContentEngine elsewhere = ContentEngine.open(EngineConfig.from(config()).clock(clock).build())) {
+            ObjectStore carol = elsewhere.session("carol").objectStore();
+            CustomObject first = alice.getCustomObject(cls, id);
+            first.lock(10, "short");
+            EngineStatistics before = engine.statistics();
+            first.save(RefreshMode.REFRESH);
+            assertThat(engine.statistics().since(before).statements()).isEqualTo(statementsOfALockRequest());
+            assertThat(first.getUpdateSequenceNumber()).isEqualTo(1L);
+            assertThat(first.getProperties().getInteger32Value("Counter")).as("the row's values, refreshed").isZero();
+
+            clock.advance(Duration.ofSeconds(10));
+            CustomObject atExpiry = carol.getCustomObject(cls, id);
+            atExpiry.lock(10, "carol's");
+            EngineRuntimeException refused = failure(() -> atExpiry.save(RefreshMode.REFRESH));
+            assertThat(refused.getMessage()).isEqualTo("E_OBJECT_LOCKED: The object " + cls + " {" + id + "} is locked by alice"
+                    + " (owner \"short\") until " + first.getLockExpiry());
+
+            CustomObject again = alice.getCustomObject(cls, id);
+            again.lock(10, "short, again");
+            again.save(RefreshMode.REFRESH);
+            assertThat(again.getLockToken()).as("the holder's own request keeps the token").isEqualTo(first.getLockToken());
+            assertThat(again.getDateLastModified()).isEqualTo(clock.instant());
+
+            clock.advance(Duration.ofSeconds(10).plusMillis(1));
+            CustomObject lapsed = carol.getCustomObject(cls, id);
+            lapsed.lock(20, "carol's");
+            lapsed.save(RefreshMode.REFRESH);
+            assertThat(lapsed.getLockHolder()).isEqualTo("carol");
+            assertThat(lapsed.getLockToken()).isNotEqualTo(first.getLockToken());
+            assertThat(lapsed.getUpdateSequenceNumber()).isEqualTo(3L);
+            assertThat(fetch(bob, id).getLockExpiry()).isEqualTo(clock.instant().plusSeconds(20));
+        }
+    }
+
     @Test
     void twoSessionsRacingToLock_exactlyOneWins_everyRound() throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(2);
