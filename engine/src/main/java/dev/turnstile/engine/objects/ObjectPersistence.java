@@ -302,18 +302,8 @@ final class ObjectPersistence {
         LockRules.Pending pending = o.pendingLock();
         String user = tx.actor.user();
         List<Object[]> rows = tx.session.createNativeQuery(LOCK_IN_ONE_STATEMENT, Object[].class)
+                .addEntity(ObjectRecord.class)
                 .addScalar("granted", StandardBasicTypes.BOOLEAN)
-                .addScalar("class_name", StandardBasicTypes.STRING)
-                .addScalar("usn", StandardBasicTypes.LONG)
-                .addScalar("creator", StandardBasicTypes.STRING)
-                .addScalar("date_created", StandardBasicTypes.INSTANT)
-                .addScalar("last_modifier", StandardBasicTypes.STRING)
-                .addScalar("date_last_modified", StandardBasicTypes.INSTANT)
-                .addScalar("prop_values", StandardBasicTypes.STRING)
-                .addScalar("lock_holder", StandardBasicTypes.STRING)
-                .addScalar("lock_owner", StandardBasicTypes.STRING)
-                .addScalar("lock_token", StandardBasicTypes.UUID)
-                .addScalar("lock_timeout", StandardBasicTypes.INTEGER)
                 .setParameter("id", o.getId())
                 .setParameter("cls", o.getClassName())
                 .setParameter("usr", user)
@@ -325,25 +315,13 @@ final class ObjectPersistence {
         if (rows.isEmpty()) {
             return null;
         }
-        Object[] r = rows.get(0);
-        ObjectRecord row = new ObjectRecord();
-        row.id = o.getId();
-        row.className = (String) r[1];
-        row.usn = (Long) r[2];
-        row.creator = (String) r[3];
-        row.dateCreated = (Instant) r[4];
-        row.lastModifier = (String) r[5];
-        row.dateLastModified = (Instant) r[6];
-        row.propValues = (String) r[7];
-        row.lockHolder = (String) r[8];
-        row.lockOwner = (String) r[9];
-        row.lockToken = (UUID) r[10];
-        row.lockTimeout = (Integer) r[11];
+        ObjectRecord row = (ObjectRecord) rows.get(0)[0];
+        boolean granted = (Boolean) rows.get(0)[1];
         if (!row.className.equals(o.getClassName())) {
             return null;
         }
         ObjectState state = toState(tx.session, row);
-        if (!Boolean.TRUE.equals(r[0])) {
+        if (!granted) {
             LockState stored = state.lock();
             if (stored.isHeldAt(tx.now, row.dateLastModified) && !stored.holder().equals(user)) {
                 throw EngineRuntimeException.objectLocked(o.getClassName(), o.getId(), stored.holder(), stored.owner(),
@@ -369,13 +347,10 @@ final class ObjectPersistence {
                     lock_holder = :usr, lock_owner = :owner, lock_timeout = :timeout
                 WHERE id = :id AND class_name = :cls AND (lock_holder IS NULL OR lock_holder = :usr
                     OR date_last_modified + lock_timeout * INTERVAL '1 second' < :now)
-                RETURNING class_name, usn, creator, date_created, last_modifier, date_last_modified, prop_values,
-                    lock_holder, lock_owner, lock_token, lock_timeout)
-            SELECT TRUE AS granted, w.* FROM written w
+                RETURNING *)
+            SELECT w.*, TRUE AS granted FROM written w
             UNION ALL
-            SELECT FALSE, class_name, usn, creator, date_created, last_modifier, date_last_modified, prop_values,
-                lock_holder, lock_owner, lock_token, lock_timeout
-            FROM ts_object WHERE id = :id AND NOT EXISTS (SELECT 1 FROM written)""";
+            SELECT o.*, FALSE FROM ts_object o WHERE o.id = :id AND NOT EXISTS (SELECT 1 FROM written)""";
 
     /** A cooperative lock as this engine last wrote it: the stored class, the lock and when it lapses. */
     private record HeldHere(String className, LockState lock, Instant expiry) {

@@ -156,6 +156,25 @@ public abstract class AbstractChangeFeedContractTest {
         assertThat(got).extracting(Change::position).isSorted().doesNotHaveDuplicates();
     }
 
+    /** A lock taken by a fetchless instance (every attempt of Locking; one statement on PostgreSQL) is recorded as any lock. */
+    @Test
+    void aLockTakenWithoutALook_isRecordedAsALock() {
+        String c = client(DeliveryMode.QUEUE, ChangeFilter.classes(cls));
+        CustomObject o = create(alice, "Draft");
+        CustomObject fetchless = bob.getCustomObject(cls, o.getId());
+        fetchless.lock(60, "editing");
+        fetchless.save(RefreshMode.REFRESH);
+
+        List<Change> got = drain(c);
+        assertThat(got).extracting(Change::kind).containsExactly(ChangeKind.CREATE, ChangeKind.LOCK);
+        Change lock = got.get(1);
+        assertThat(lock.user()).isEqualTo("bob");
+        assertThat(lock.usnBefore()).isZero();
+        assertThat(lock.usnAfter()).isEqualTo(1L);
+        assertThat(lock.time()).isEqualTo(fetchless.getDateLastModified());
+        assertThat(lock.properties()).isEmpty();
+    }
+
     @Test
     void rolledBackSavesWriteNoChange() {
         String c = client(DeliveryMode.QUEUE, ChangeFilter.classes(cls));
