@@ -242,8 +242,6 @@ final class ObjectPersistence {
         boolean lookFirst = lockAction.locking() && tx.mayLook && o.knownStoredValues() == null;
         if (lookFirst) {
             refuseIfHeldHereByAnother(tx, o);
-        }
-        if (lookFirst) {
             ObjectState locked = lockInOneStatement(tx, o);
             if (locked != null) {
                 return locked;
