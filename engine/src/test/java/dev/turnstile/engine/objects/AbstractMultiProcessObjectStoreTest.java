@@ -129,7 +129,7 @@ public abstract class AbstractMultiProcessObjectStoreTest {
                     .getInteger32Value("WjcCounter");
             // Each number given twice, with the USN each save left: one USN twice means two saves
             // were both let through over it; two USNs, that the counter went back.
-            assertThat(reports.values().stream().filter(r -> r.size() > 1).toList()).as("no duplicate").isEmpty();
+            assertThat(reports.values().stream().filter(r -> r.size() > 1).toList()).as("no duplicate (%s)", listing).isEmpty();
             assertThat(numbers.stream().sorted().toList()).as("no gap: exactly 1..%d", stored)
                     .isEqualTo(java.util.stream.IntStream.rangeClosed(1, stored).boxed().toList());
         } finally {
