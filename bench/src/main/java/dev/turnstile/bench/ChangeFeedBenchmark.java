@@ -251,12 +251,12 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
     // ---- lag ------------------------------------------------------------------------------
 
     private void lag(ChangeFeed feed) throws Exception {
-        measureLag(feed, Duration.ofMillis(10), "save → callback", lags -> saveAtWriteRate(objects));
+        measureLag(feed, Duration.ofMillis(10), "save → callback", lags -> String.valueOf(saveAtWriteRate(objects)));
     }
 
     /** What writes the saves of a lag cell; given the lags collected so far, returns how many saves it made. */
     private interface LagWriter {
-        Object write(List<Long> lags) throws Exception;
+        String write(List<Long> lags) throws Exception;
     }
 
     /**
@@ -269,7 +269,7 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
         List<ChangeDispatcher> dispatchers = List.of(feed.dispatcher(DispatcherConfig.builder().idleDelay(idleDelay).build()),
                 feed.dispatcher(DispatcherConfig.builder().idleDelay(idleDelay).build()));
         dispatchers.forEach(ChangeDispatcher::start);
-        Object written;
+        String written;
         try {
             written = writer.write(lags);
             awaitCaughtUp(feed, names);

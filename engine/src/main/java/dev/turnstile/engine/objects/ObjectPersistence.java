@@ -55,6 +55,8 @@ final class ObjectPersistence {
     private final Cache<UUID, HeldHere> heldHere = Caffeine.newBuilder().maximumSize(10_000).build();
     /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
     private final WakeUps unlockWaiters = new WakeUps();
+    /** Whether a lock request may be decided in one statement ({@link #lockInOneStatement}). */
+    private final boolean postgres;
     /** The channel on which an unlock (or a delete) tells other processes' waiters the object's id. */
     static final String UNLOCKS = "turnstile_object_unlock";
 
@@ -63,6 +65,7 @@ final class ObjectPersistence {
         this.database = database;
         this.classes = classes;
         this.preprocessors = preprocessors;
+        this.postgres = Sql.isPostgres(database.productName());
         database.notifications().listen(UNLOCKS, note -> {
             if (note.equals(Notifications.EVERYTHING)) {
                 unlockWaiters.wakeAll();
@@ -289,7 +292,7 @@ final class ObjectPersistence {
      * waited for it — and the request looks, as before.
      */
     private ObjectState lockInOneStatement(Transaction tx, DefaultIndependentObject o) {
-        if (!Sql.isPostgres(database.productName()) || !o.pendingValues().isEmpty()) {
+        if (!postgres || !o.pendingValues().isEmpty()) {
             return null;
         }
         DefaultClassDefinition definition = classes.get(tx.session, o.getClassName());
@@ -320,12 +323,10 @@ final class ObjectPersistence {
         }
         ObjectState state = toState(tx.session, row);
         if (!granted) {
-            LockState stored = state.lock();
-            if (stored.isHeldAt(tx.now, row.dateLastModified) && !stored.holder().equals(user)) {
-                throw EngineRuntimeException.objectLocked(o.getClassName(), o.getId(), stored.holder(), stored.owner(),
-                        stored.expiry(row.dateLastModified));
-            }
-            return null; // refused, yet free, the caller's or lapsed as found: written meanwhile
+            // The rule on the row as found: its refusal, word for word; if it would grant, another
+            // writer changed the row while the statement waited, and the request looks again.
+            LockRules.next(o.getClassName(), o.getId(), false, state.lock(), row.dateLastModified, pending, tx.actor, tx.now);
+            return null;
         }
         tx.advance(row.dateLastModified);
         tx.lockedRows.remove(o.getId());
