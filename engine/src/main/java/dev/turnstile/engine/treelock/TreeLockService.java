@@ -159,8 +159,13 @@ public final class TreeLockService {
                             return Optional.of(new DefaultTreeLockHandle(this, mine, request, marks));
                         }
                         if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
-                            queued |= queue(leaseId, request, ticket); // first, so later arrivals yield as soon as possible
                             requeueAt = System.nanoTime() + lease.toNanos() / 2;
+                            boolean placed = queued;
+                            // Ours from here unless refused: an outage may cut the answer to a claim that
+                            // committed, and a place not given up with the grant (or on leaving) would hold
+                            // every later request back until it lapsed (24 s in GaleraNodeKilledIT).
+                            queued = true;
+                            queued = queue(leaseId, request, ticket) || placed; // first, so later arrivals yield as soon as possible
                         }
                         List<TreeLockRequest> reaped = store.reapExpired();
                         if (!reaped.isEmpty()) {

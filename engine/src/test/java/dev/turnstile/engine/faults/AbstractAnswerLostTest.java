@@ -1,0 +1,149 @@
+package dev.turnstile.engine.faults;
+
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.dispenser.IssuedNumber;
+import dev.turnstile.api.dispenser.NumberBlock;
+import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.LongStream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Commits whose answer is lost: the database commits, the engine hears a broken connection and
+ * then nothing, until the database is reachable again ({@link AnswerCuttingProxy}, in front of a
+ * real server). What a node killed mid-commit does by luck in the restart tests, here on purpose,
+ * at one chosen commit: the engine must act on what may have committed, never on what it hopes.
+ */
+abstract class AbstractAnswerLostTest {
+    private static final Duration LONG = Duration.ofSeconds(60);
+    /** Goes on through an outage, as a workflow calling the dispenser would be configured to. */
+    private static final String THROUGH_OUTAGES = "through-outages";
+    private AnswerCuttingProxy proxy;
+    private ContentEngine direct;
+    private ContentEngine throughProxy;
+    private final ExecutorService executor = Executors.newCachedThreadPool();
+
+    protected abstract EngineConfig config();
+
+    /** The URL of the engine whose answer is cut: the proxy in front of the server. */
+    protected String urlThrough(AnswerCuttingProxy proxy) {
+        return proxy.url(config().jdbcUrl());
+    }
+
+    @BeforeEach
+    void open() throws Exception {
+        proxy = new AnswerCuttingProxy(config().jdbcUrl());
+        direct = ContentEngine.open(withOutagePolicy(config()).build());
+        throughProxy = ContentEngine.open(withOutagePolicy(config()).jdbcUrl(urlThrough(proxy))
+                .connectionTimeout(Duration.ofSeconds(1)).build());
+    }
+
+    private static EngineConfig.Builder withOutagePolicy(EngineConfig config) {
+        return EngineConfig.from(config).retryPolicy(THROUGH_OUTAGES, RetryPolicyConfig.builder().maxAttempts(1_000)
+                .waitDuration(Duration.ofMillis(20)).maxTotalWait(LONG).retryCodes(EnumSet.of(ExceptionCode.E_OBJECT_MODIFIED,
+                        ExceptionCode.E_OBJECT_LOCKED, ExceptionCode.E_DATABASE_UNAVAILABLE)).build());
+    }
+
+    @AfterEach
+    void close() throws Exception {
+        executor.shutdownNow();
+        proxy.restore();
+        throughProxy.close();
+        direct.close();
+        proxy.close();
+    }
+
+    @Test
+    void aQueuePlaceWhoseAnswerWasLost_isGivenUpWithTheGrant_soLaterRequestsAreNotHeldBack() throws Exception {
+        TreePath bench = TreePath.root("site", UUID.randomUUID().toString().substring(0, 8)).child("bench", "1");
+        TreeLockHandle held = direct.session("holder").treeLocks().lock(Set.of(bench), LONG);
+        // The waiter is refused, queues at the head of the node, and that commit's answer is lost.
+        proxy.cutCommitAnswerAfter("SET head_lease");
+        Future<TreeLockHandle> waiter = executor.submit(() -> throughProxy.session("waiter").treeLocks().lock(Set.of(bench), LONG));
+        assertThat(proxy.awaitCut(LONG)).as("the waiter's queue place committed, its answer lost").isTrue();
+        held.close();
+        proxy.restore();
+        waiter.get(LONG.toSeconds(), TimeUnit.SECONDS).close();
+
+        assertThat(direct.session("later").treeLocks().tryLock(TreeLockRequest.exclusive(Set.of(bench))))
+                .as("a later request, once the waiter had the node and let it go").hasValueSatisfying(TreeLockHandle::close);
+    }
+
+    @ParameterizedTest
+    @EnumSource(DispenserStrategy.class)
+    void numbersWhoseCommitsAnswerWasLost_areNeverIssuedAgain(DispenserStrategy strategy) throws Exception {
+        String name = "lost-" + strategy.name().toLowerCase().replace('_', '-') + "-" + UUID.randomUUID().toString().substring(0, 6);
+        var admin = direct.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers();
+        admin.create(name, DispenserConfig.builder().register(true).build());
+        DispenserConfig config = DispenserConfig.builder().strategy(strategy).retryPolicy(THROUGH_OUTAGES).build();
+        Dispenser elsewhere = direct.session("elsewhere").dispensers().get(name, config);
+        Dispenser cut = throughProxy.session("cut").dispensers().get(name, config);
+        List<Long> issued = new ArrayList<>();
+        issued.add(cut.next()); // the engine behind the proxy knows the counter now
+        issued.add(elsewhere.next());
+
+        // The commit that registers the next take's number: it commits, its answer is lost.
+        proxy.cutCommitAnswerAfter("ts_dispenser_issue");
+        Future<Long> taking = executor.submit(() -> cut.next());
+        assertThat(proxy.awaitCut(LONG)).as("the take's commit went through, its answer lost").isTrue();
+        for (int i = 0; i < 3; i++) {
+            issued.add(elsewhere.next());
+        }
+        proxy.restore();
+        issued.add(taking.get(LONG.toSeconds(), TimeUnit.SECONDS));
+        issued.add(cut.next());
+        issued.add(elsewhere.next());
+
+        assertThat(issued).as("numbers issued, in the order they were").doesNotHaveDuplicates();
+        long last = issued.stream().max(Long::compare).orElseThrow();
+        assertThat(elsewhere.register().stream().map(IssuedNumber::number))
+                .as("the register: every number up to the last, the lost answer's too (it was committed)")
+                .containsExactlyElementsOf(LongStream.rangeClosed(1, last).boxed().toList());
+    }
+
+    @Test
+    void aKeyedRequestWhoseAnswerWasLost_getsItsOwnNumbersOnItsRetry() throws Exception {
+        String name = "lost-keyed-" + UUID.randomUUID().toString().substring(0, 6);
+        direct.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers()
+                .create(name, DispenserConfig.builder().register(true).build());
+        DispenserConfig config = DispenserConfig.builder().retryPolicy(THROUGH_OUTAGES).build();
+        Dispenser cut = throughProxy.session("cut").dispensers().get(name, config);
+        Dispenser elsewhere = direct.session("elsewhere").dispensers().get(name, config);
+
+        proxy.cutCommitAnswerAfter("ts_dispenser_request");
+        Future<NumberBlock> taking = executor.submit(() -> cut.next(3, "invoice-run-7"));
+        assertThat(proxy.awaitCut(LONG)).as("the keyed take's commit went through, its answer lost").isTrue();
+        long between = elsewhere.next();
+        proxy.restore();
+        NumberBlock block = taking.get(LONG.toSeconds(), TimeUnit.SECONDS);
+
+        assertThat(block.first()).as("the numbers the lost answer carried, found by the retry (taken before %d)", between)
+                .isEqualTo(1);
+        assertThat(elsewhere.next(3, "invoice-run-7")).as("the same request again, from another engine").isEqualTo(block);
+        assertThat(elsewhere.next()).as("the next number: nothing was taken twice for the key").isEqualTo(between + 1);
+    }
+}

@@ -1,0 +1,190 @@
+package dev.turnstile.engine.faults;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.net.URI;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * A TCP proxy in front of a real PostgreSQL or MariaDB server that can lose the answer to a
+ * commit: the server commits, and the client hears nothing but a broken connection. That is the
+ * worst moment for a node killed or a network cut — the outcome is unknown to the caller — and
+ * the one a restart test hits only by luck. Armed with a piece of SQL, it cuts the first connection
+ * that sends a {@code COMMIT} after a statement containing it: the commit goes through to the
+ * server, its answer is dropped, every connection is broken, and new ones are refused until
+ * {@link #restore()} — as if the database were gone.
+ */
+final class AnswerCuttingProxy implements AutoCloseable {
+    private final ServerSocket listener;
+    private final String targetHost;
+    private final int targetPort;
+    private final Set<Socket> open = ConcurrentHashMap.newKeySet();
+    private volatile String armedWith;
+    private volatile boolean down;
+    private final CountDownLatch cut = new CountDownLatch(1);
+
+    /** A proxy on a free local port for the server of {@code jdbcUrl}. */
+    AnswerCuttingProxy(String jdbcUrl) throws IOException {
+        URI server = URI.create(jdbcUrl.substring("jdbc:".length()));
+        this.targetHost = server.getHost();
+        this.targetPort = server.getPort();
+        this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
+        Thread acceptor = new Thread(this::accept, "answer-cutting-proxy");
+        acceptor.setDaemon(true);
+        acceptor.start();
+    }
+
+    /** {@code jdbcUrl} pointed at this proxy instead of its server. */
+    String url(String jdbcUrl) {
+        return jdbcUrl.replaceFirst("//[^/]+/", "//127.0.0.1:" + listener.getLocalPort() + "/");
+    }
+
+    /** Cuts the answer to the next commit of a transaction that ran a statement containing {@code sql}. */
+    void cutCommitAnswerAfter(String sql) {
+        armedWith = sql;
+    }
+
+    /** Waits until the armed cut has happened; false if it has not within {@code timeout}. */
+    boolean awaitCut(Duration timeout) throws InterruptedException {
+        return cut.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    /** The database reachable again: new connections go through. */
+    void restore() {
+        down = false;
+    }
+
+    @Override
+    public void close() throws IOException {
+        listener.close();
+        open.forEach(this::reset);
+    }
+
+    private void accept() {
+        while (!listener.isClosed()) {
+            try {
+                Socket client = listener.accept();
+                if (down) {
+                    reset(client);
+                    continue;
+                }
+                Socket server = new Socket(targetHost, targetPort);
+                open.add(client);
+                open.add(server);
+                Connection c = new Connection(client, server);
+                start(() -> c.clientToServer(), "proxy client->server");
+                start(() -> c.serverToClient(), "proxy server->client");
+            } catch (IOException e) {
+                if (!listener.isClosed()) {
+                    throw new UncheckedIOException(e);
+                }
+            }
+        }
+    }
+
+    private static void start(Runnable pump, String name) {
+        Thread t = new Thread(pump, name);
+        t.setDaemon(true);
+        t.start();
+    }
+
+    /**
+     * One client connection and its connection to the server. A commit is seen by its text where
+     * the client sends it (MariaDB's COM_QUERY), or by the server's answer (PostgreSQL's
+     * CommandComplete tag, since pgjdbc sends COMMIT as a statement it prepared once).
+     */
+    private final class Connection {
+        private final Socket client;
+        private final Socket server;
+        /** A statement of the armed kind went by in the open transaction. */
+        private volatile boolean armedStatementSent;
+        /** That transaction's COMMIT went to the server: its answer is the one to lose. */
+        private volatile boolean commitSent;
+
+        Connection(Socket client, Socket server) {
+            this.client = client;
+            this.server = server;
+        }
+
+        void clientToServer() {
+            pump(client, server, (buffer, n) -> {
+                String text = text(buffer, n);
+                String armed = armedWith;
+                if (armed != null && text.contains(armed)) {
+                    armedStatementSent = true;
+                } else if (armedStatementSent && text.contains("COMMIT")) {
+                    commitSent = true;
+                } else if (text.contains("ROLLBACK")) {
+                    armedStatementSent = false;
+                }
+                return true;
+            });
+        }
+
+        void serverToClient() {
+            pump(server, client, (buffer, n) -> {
+                String text = text(buffer, n);
+                if (!armedStatementSent || !(commitSent || text.contains("COMMIT"))) {
+                    if (text.contains("ROLLBACK")) {
+                        armedStatementSent = false;
+                    }
+                    return true;
+                }
+                // The server has committed and answered: drop the answer and take the database away.
+                armedWith = null;
+                down = true;
+                open.forEach(AnswerCuttingProxy.this::reset);
+                cut.countDown();
+                return false;
+            });
+        }
+    }
+
+    private static String text(byte[] buffer, int n) {
+        return new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
+    }
+
+    private interface Chunk {
+        /** Whether to forward the {@code n} bytes read. */
+        boolean forward(byte[] buffer, int n);
+    }
+
+    private void pump(Socket from, Socket to, Chunk chunk) {
+        byte[] buffer = new byte[64 * 1024];
+        try (InputStream in = from.getInputStream(); OutputStream out = to.getOutputStream()) {
+            for (int n; (n = in.read(buffer)) > 0; ) {
+                if (!chunk.forward(buffer, n)) {
+                    return;
+                }
+                out.write(buffer, 0, n);
+                out.flush();
+            }
+        } catch (IOException e) {
+            // one side went away: the other goes too
+        } finally {
+            reset(from);
+            reset(to);
+        }
+    }
+
+    /** Closes a socket at once with a reset, as a dead peer's kernel would. */
+    private void reset(Socket socket) {
+        open.remove(socket);
+        try {
+            socket.setSoLinger(true, 0);
+            socket.close();
+        } catch (IOException ignored) {
+            // already closed
+        }
+    }
+}

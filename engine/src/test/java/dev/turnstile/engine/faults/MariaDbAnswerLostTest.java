@@ -1,0 +1,11 @@
+package dev.turnstile.engine.faults;
+
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.engine.TestDatabases;
+
+class MariaDbAnswerLostTest extends AbstractAnswerLostTest {
+    @Override
+    protected EngineConfig config() {
+        return TestDatabases.mariadb();
+    }
+}
