@@ -70,6 +70,7 @@ public final class Migrations {
                     flyway.baseline();
                     log.debug("Baselined the Turnstile tables in {} at version {} (release 0.1)", where, RELEASE_0_1);
                 }
+                refuseWhileOldTreeLocksAreLive(flyway, dataSource, productName, where);
                 migrate(flyway, where);
                 return;
             }
@@ -87,6 +88,45 @@ public final class Migrations {
         } catch (FlywayException e) {
             throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
                     "Cannot bring the Turnstile schema in " + where + " up to date: " + e.getMessage(), e);
+        }
+    }
+
+    /** The version that spreads tree-lock marks over stripes ({@code V3__tree_lock_intention_stripes}). */
+    private static final String INTENTION_STRIPES = "3";
+
+    /**
+     * Version 3 clears what tree locks older releases left, since their marks are not where this
+     * release looks for them. A live one means an engine of an older release holds it, and may
+     * still be running: refused, naming how many and until when, and nothing is migrated.
+     */
+    private static void refuseWhileOldTreeLocksAreLive(Flyway flyway, DataSource dataSource, String productName, String where) {
+        MigrationInfo current = flyway.info().current();
+        if (current == null || current.getVersion().isAtLeast(INTENTION_STRIPES)) {
+            return;
+        }
+        String now = Sql.isMariaDb(productName) ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
+        try (Connection c = dataSource.getConnection()) {
+            if (!hasTable(c, "ts_tree_lease")) {
+                return;
+            }
+            try (var s = c.createStatement();
+                 ResultSet rs = s.executeQuery("SELECT COUNT(*), MAX(expires_at) FROM ts_tree_lease WHERE expires_at > " + now)) {
+                rs.next();
+                long live = rs.getLong(1);
+                if (live > 0) {
+                    throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "The Turnstile schema in " + where
+                            + " is at version " + current.getVersion() + " and " + live + " tree lock(s) taken by an older"
+                            + " release are live (the last lapses at " + rs.getString(2) + "); schema version "
+                            + INTENTION_STRIPES + " records tree locks differently: stop every engine of the older release,"
+                            + " then open this one after that time");
+                }
+            }
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+        } catch (SQLException e) {
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
+                    "Cannot read the tree locks in " + where + ": " + e.getMessage(), e);
         }
     }
 

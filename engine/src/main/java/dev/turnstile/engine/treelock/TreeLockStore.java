@@ -24,10 +24,11 @@ import java.util.TreeMap;
 import java.util.stream.Collectors;
 
 /**
- * The tree lock tables. Every mark is one conditional UPDATE of the node's row whose WHERE clause
- * is Gray's compatibility check (and the queue rule), so the database settles each race: the
- * first writer wins, an incompatible second one updates nothing. A request's rows are written in
- * one transaction in path order, so two requests never wait on each other's rows in a cycle.
+ * The tree lock tables. Every mark is one conditional UPDATE of a row of the node (its own, or one
+ * of its {@link IntentionStripes}) whose WHERE clause is Gray's compatibility check (and the queue
+ * rule), so the database settles each race: the first writer wins, an incompatible second one
+ * updates nothing. A request's rows are written in one transaction in path order, so two requests
+ * never wait on each other's rows in a cycle.
  */
 final class TreeLockStore {
     private static final Logger log = LoggerFactory.getLogger(TreeLockStore.class);
@@ -82,15 +83,14 @@ final class TreeLockStore {
             }
             ranBefore[0] = true;
             Instant now = database.now();
-            for (Map.Entry<TreePath, GrayMode> mark : marks.entrySet()) {
-                String path = mark.getKey().toString();
-                if (!mark(session, path, mark.getValue(), leaseId, ticket, now)) {
+            for (IntentionStripes.Mark mark : IntentionStripes.marks(marks, leaseId)) {
+                if (!mark(session, mark.row(), mark.mode(), leaseId, ticket, now)) {
                     // Nothing updated: either a conflict, or no one has locked this node yet.
-                    if (session.get(TreeNodeRecord.class, path) != null) {
+                    if (session.get(TreeNodeRecord.class, mark.row()) != null) {
                         throw Blocked.INSTANCE;
                     }
-                    createIfAbsent(session, path);
-                    if (!mark(session, path, mark.getValue(), leaseId, ticket, now)) {
+                    createIfAbsent(session, mark.node());
+                    if (!mark(session, mark.row(), mark.mode(), leaseId, ticket, now)) {
                         throw Blocked.INSTANCE;
                     }
                 }
@@ -104,15 +104,20 @@ final class TreeLockStore {
         });
     }
 
-    private boolean mark(StatelessSession session, String path, GrayMode mode, String leaseId, String ticket, Instant now) {
-        return session.createNativeMutationQuery(acquireSql.get(mode)).setParameter("path", path).setParameter("lease", leaseId)
+    private boolean mark(StatelessSession session, String row, GrayMode mode, String leaseId, String ticket, Instant now) {
+        return session.createNativeMutationQuery(acquireSql.get(mode)).setParameter("path", row).setParameter("lease", leaseId)
                 .setParameter("ticket", ticket).setParameter("now", now).executeUpdate() == 1;
     }
 
-    /** A node's row with nothing held, unless it exists (two requests may be first to touch a node). */
-    private static void createIfAbsent(StatelessSession session, String path) {
-        Sql.insertIfAbsent(session, "INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)"
-                + " VALUES (?, 0, 0, 0, 0, 0, 0)", path);
+    /**
+     * A node's rows (its stripes all at once, so later locks find theirs) with nothing held, those
+     * that do not exist yet: two requests may be first to touch a node.
+     */
+    private static void createIfAbsent(StatelessSession session, TreePath node) {
+        for (String row : IntentionStripes.rows(node)) {
+            Sql.insertIfAbsent(session, "INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)"
+                    + " VALUES (?, 0, 0, 0, 0, 0, 0)", row);
+        }
     }
 
     /** Releases a lease; false if it was already gone (released, or lapsed and reaped). */
@@ -127,7 +132,7 @@ final class TreeLockStore {
             boolean released = LEASES.release(leaseId, null).notifying(database.notifications(), CHANNEL, paths(nodes))
                     .delete(session);
             if (released) {
-                unmark(session, marks);
+                unmark(session, marks, leaseId);
                 IDLE_NODES.nowAndThen(session, Map.of());
             }
             return released;
@@ -187,7 +192,7 @@ final class TreeLockStore {
                 // Lapsed by the database clock now, in this statement: a heartbeat that came first keeps it.
                 boolean expired = LEASES.expire(leaseId, database.now()).delete(session);
                 if (expired) {
-                    unmark(session, GrayMode.marksOf(request));
+                    unmark(session, GrayMode.marksOf(request), leaseId);
                 }
                 return expired;
             });
@@ -205,21 +210,22 @@ final class TreeLockStore {
             Instant now = database.now();
             Instant headExpiry = now.plus(lease);
             for (Map.Entry<TreePath, TreeLockMode> node : inWriteOrder(request).entrySet()) {
-                String path = node.getKey().toString();
-                if (!claimHead(session, path, node.getValue(), leaseId, ticket, headExpiry, now)
-                        && session.get(TreeNodeRecord.class, path) == null) {
-                    createIfAbsent(session, path);
-                    claimHead(session, path, node.getValue(), leaseId, ticket, headExpiry, now);
+                for (String row : IntentionStripes.rows(node.getKey())) {
+                    if (!claimHead(session, row, node.getValue(), leaseId, ticket, headExpiry, now)
+                            && session.get(TreeNodeRecord.class, row) == null) {
+                        createIfAbsent(session, node.getKey());
+                        claimHead(session, row, node.getValue(), leaseId, ticket, headExpiry, now);
+                    }
                 }
             }
             return null;
         });
     }
 
-    /** Takes the head of a node: free, ours, lapsed, or held by a younger waiter (a later ticket). */
-    private static boolean claimHead(StatelessSession session, String path, TreeLockMode mode, String leaseId, String ticket,
+    /** Takes the head of a node's row: free, ours, lapsed, or held by a younger waiter (a later ticket). */
+    private static boolean claimHead(StatelessSession session, String row, TreeLockMode mode, String leaseId, String ticket,
                                      Instant headExpiry, Instant now) {
-        return HEADS.take(path, leaseId, headExpiry, now, "head_ticket > :?", ticket).set("head_mode", mode.letter())
+        return HEADS.take(row, leaseId, headExpiry, now, "head_ticket > :?", ticket).set("head_mode", mode.letter())
                 .set("head_ticket", ticket).update(session);
     }
 
@@ -281,15 +287,18 @@ final class TreeLockStore {
                 .toList();
     }
 
-    private void unmark(StatelessSession session, SortedMap<TreePath, GrayMode> marks) {
-        marks.forEach((path, mode) -> session.createNativeMutationQuery(releaseSql.get(mode))
-                .setParameter("path", path.toString()).executeUpdate());
+    private void unmark(StatelessSession session, SortedMap<TreePath, GrayMode> marks, String leaseId) {
+        for (IntentionStripes.Mark mark : IntentionStripes.marks(marks, leaseId)) {
+            session.createNativeMutationQuery(releaseSql.get(mark.mode())).setParameter("path", mark.row()).executeUpdate();
+        }
     }
 
     private static void clearHeads(StatelessSession session, String leaseId, TreeLockRequest request) {
         for (TreePath node : inWriteOrder(request).keySet()) {
-            HEADS.release(node.toString(), leaseId).set("head_mode", null, String.class).set("head_ticket", null, String.class)
-                    .update(session);
+            for (String row : IntentionStripes.rows(node)) {
+                HEADS.release(row, leaseId).set("head_mode", null, String.class).set("head_ticket", null, String.class)
+                        .update(session);
+            }
         }
     }
 

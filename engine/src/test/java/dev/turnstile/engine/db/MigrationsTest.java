@@ -151,8 +151,8 @@ class MigrationsTest {
             }
             assertThat(loud(all)).isEmpty();
         }
-        assertThat(history(old)).containsExactly("1 BASELINE true", "2 SQL true");
-        assertThat(history(fresh)).containsExactly("1 SQL true", "2 SQL true");
+        assertThat(history(old)).containsExactly("1 BASELINE true", "2 SQL true", "3 SQL true");
+        assertThat(history(fresh)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true");
         assertThat(shape(old)).isEqualTo(shape(fresh)).isNotEmpty();
     }
 
@@ -177,7 +177,7 @@ class MigrationsTest {
         assertThatThrownBy(() -> ContentEngine.open(EngineConfig.from(empty).migrate(false).build()))
                 .isInstanceOf(EngineRuntimeException.class)
                 .hasMessage("E_DATABASE_UNAVAILABLE: The Turnstile schema in " + empty.jdbcUrl() + " is at version none;"
-                        + " this release needs 1, 2 too: run the migrations in classpath:dev/turnstile/engine/db/migration/postgresql"
+                        + " this release needs 1, 2, 3 too: run the migrations in classpath:dev/turnstile/engine/db/migration/postgresql"
                         + " with table ts_schema_history, or let the engine run them (database.migrate: true)");
         assertThat(shape(empty)).isEmpty();
     }
@@ -192,7 +192,7 @@ class MigrationsTest {
                     .create("host-run", dev.turnstile.api.dispenser.DispenserConfig.builder().build());
             assertThat(engine.session("wf").dispensers().get("host-run").next(1).first()).isEqualTo(1);
         }
-        assertThat(history(host)).containsExactly("1 SQL true", "2 SQL true");
+        assertThat(history(host)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true");
     }
 
     /** Version 2: a tree lock's holder is the session's user, up to 128 characters (64 before). */
@@ -209,7 +209,60 @@ class MigrationsTest {
                         .containsExactly(longest);
             }
         }
-        assertThat(history(v1)).containsExactly("1 SQL true", "2 SQL true");
+        assertThat(history(v1)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true");
+    }
+
+    /**
+     * Version 3 spreads the marks of sites and workshops over stripes: a tree lock an older release
+     * marked would be released on rows it is not on, and its workshop's IX would stay on the site for
+     * good. So a live one refuses the migration (an engine of that release may still run), and once
+     * it has lapsed, the migration clears what it left.
+     */
+    private void versionTwoDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed(String vendor)
+            throws Exception {
+        EngineConfig v2 = newDatabase(vendor, "v2");
+        Flyway.configure().dataSource(v2.jdbcUrl(), v2.username(), v2.password()).table(Migrations.HISTORY_TABLE)
+                .locations(Migrations.location(product(vendor))).target("2").load().migrate();
+        String now = vendor.equals("mariadb") ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
+        try (Connection c = connect(v2); Statement s = c.createStatement()) {
+            // What release 0.2 wrote for X on site:S/workshop:A: the lease, X on the workshop's row, IX on the site's.
+            s.execute("INSERT INTO ts_tree_lease (lease_id, acquired_at, expires_at, lease_nodes, owner_info, usn) VALUES"
+                    + " ('" + UUID.randomUUID() + "', " + now + ", " + now + " + INTERVAL '1' HOUR, 'X site:S/workshop:A', 'old', 0)");
+            s.execute("INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count) VALUES"
+                    + " ('site:S', 1, 0, 1, 0, 0, 0), ('site:S/workshop:A', 1, 0, 0, 0, 0, 1)");
+        }
+
+        assertThatThrownBy(() -> ContentEngine.open(v2).close())
+                .isInstanceOf(EngineRuntimeException.class)
+                .hasMessageContaining("is at version 2 and 1 tree lock(s) taken by an older release are live (the last lapses at ")
+                .hasMessageContaining("schema version 3 records tree locks differently: stop every engine of the older release,"
+                        + " then open this one after that time");
+        assertThat(history(v2)).as("nothing migrated").containsExactly("1 SQL true", "2 SQL true");
+
+        try (Connection c = connect(v2); Statement s = c.createStatement()) {
+            s.execute("UPDATE ts_tree_lease SET expires_at = " + now + " - INTERVAL '1' HOUR"); // lapsed: its engine is gone
+        }
+        try (ContentEngine engine = ContentEngine.open(v2)) {
+            var site = dev.turnstile.api.treelock.TreePath.parse("site:S");
+            assertThat(engine.session("new").treeLocks().tryLock(dev.turnstile.api.treelock.TreeLockRequest.exclusive(site)))
+                    .as("the whole site, once what the old lock left is gone").hasValueSatisfying(h -> h.close());
+        }
+        assertThat(history(v2)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true");
+    }
+
+    @Test
+    void versionTwoPostgres_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed() throws Exception {
+        versionTwoDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed("postgresql");
+    }
+
+    @Test
+    void versionTwoMariaDb_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed() throws Exception {
+        versionTwoDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed("mariadb");
+    }
+
+    @Test
+    void versionTwoH2_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed() throws Exception {
+        versionTwoDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed("h2");
     }
 
     private static String product(String vendor) {

@@ -111,28 +111,65 @@ public abstract class AbstractTreeLockContractTest {
     void nodesNobodyHolds_goInTheSweep_andLockAgainAfterwards() throws Exception {
         TreePath bench = site.child("workshop", "A").child("bench", "1");
         as("o").lock(Set.of(bench), Duration.ZERO).unlock();
-        assertThat(nodeRows()).as("the site, the workshop and the bench have rows").isEqualTo(3);
+        assertThat(nodesWithRows()).as("the site, the workshop and the bench have rows").containsExactlyInAnyOrder(
+                site.toString(), site.child("workshop", "A").toString(), bench.toString());
         TreeLockHandle held = as("o").lock(Set.of(site.child("workshop", "B")), Duration.ZERO);
         TreeLockService tree = ((DefaultTreeLocks) locks).service();
         while (tree.sweepIdleNodes() > 0) {
             // batches of 100 until no idle node is left (other classes' sites too)
         }
-        assertThat(nodeRows()).as("only the held workshop B and the site above it are left").isEqualTo(2);
+        assertThat(nodesWithRows()).as("only the held workshop B and the site above it are left")
+                .containsExactlyInAnyOrder(site.toString(), site.child("workshop", "B").toString());
         held.unlock();
         as("o").lock(Set.of(bench), Duration.ZERO).unlock();
     }
 
-    /** The node rows of this test's site, read with plain JDBC. */
-    private long nodeRows() throws Exception {
+    /** The nodes of this test's site that have rows (their own or a stripe), read with plain JDBC. */
+    private Set<String> nodesWithRows() throws Exception {
         try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
-             var s = c.prepareStatement("SELECT COUNT(*) FROM ts_tree_node WHERE node_path = ? OR node_path LIKE ?")) {
+             var s = c.prepareStatement("SELECT node_path FROM ts_tree_node WHERE node_path = ? OR node_path LIKE ?")) {
             s.setString(1, site.toString());
             s.setString(2, site + "/%");
+            Set<String> nodes = new java.util.HashSet<>();
             try (var rs = s.executeQuery()) {
-                rs.next();
-                return rs.getLong(1);
+                while (rs.next()) {
+                    nodes.add(rs.getString(1).replaceFirst("/:\\d+$", ""));
+                }
             }
+            return nodes;
         }
+    }
+
+    @Test
+    void benchLocksSpreadTheirIntentionsOverTheSitesStripes_andEveryOneHoldsTheSiteBack() {
+        // Bench locks until every stripe of the site holds an intention (each lease's stripe is its own).
+        List<TreeLockHandle> held = new ArrayList<>();
+        Set<Integer> stripes = new java.util.TreeSet<>();
+        for (int b = 0; stripes.size() < IntentionStripes.of(site) && b < 500; b++) {
+            TreeLockHandle h = tryX(bench("W" + b % 4, "B" + b)).orElseThrow();
+            held.add(h);
+            stripes.add(Math.floorMod(h.lockToken().hashCode(), IntentionStripes.of(site)));
+        }
+        assertThat(stripes).as("stripes of the site marked").hasSize(IntentionStripes.of(site));
+        // Released in turn, the site stays refused to X and S until the last goes; IS (S lower down) passes.
+        while (!held.isEmpty()) {
+            assertThat(tryX(site)).as("X on the site with %d bench locks held", held.size()).isEmpty();
+            assertThat(as("reader").tryLock(TreeLockRequest.shared(site))).as("S on the site").isEmpty();
+            assertThat(as("reader").tryLock(TreeLockRequest.shared(workshop("Other")))).as("S on another workshop (IS on the site)")
+                    .hasValueSatisfying(TreeLockHandle::unlock);
+            held.remove(held.size() - 1).unlock();
+        }
+        assertThat(free(site)).as("X on the site once every bench is free").isTrue();
+    }
+
+    @Test
+    void aSiteHeldExclusively_refusesEveryBenchUnderIt_whicheverStripeItsLeaseHas() {
+        TreeLockHandle whole = tryX(site).orElseThrow();
+        for (int b = 0; b < 40; b++) {
+            assertThat(tryX(bench("W" + b % 4, "B" + b))).as("bench B%d under the held site", b).isEmpty();
+        }
+        whole.unlock();
+        assertThat(free(bench("W0", "B0"))).isTrue();
     }
 
     @Test
