@@ -37,7 +37,7 @@ final class DefaultDispenser implements Dispenser {
     private final Strategy strategy;
     private final RetryPolicy policy;
     /** One keyed call in 64 also deletes up to 500 of the dispenser's expired request keys. */
-    private static final Sweep EXPIRED_KEYS = new Sweep("ts_dispenser_request", "request_key",
+    private static final Sweep EXPIRED_KEYS = new Sweep("ts_dispenser_request", "dispenser, request_key",
             "dispenser = :d AND expires_at < :now", 64, 500);
     /**
      * Inside the host's transaction every strategy is the row lock: the counter row stays locked

@@ -124,6 +124,37 @@ public abstract class AbstractTreeLockContractTest {
         as("o").lock(Set.of(bench), Duration.ZERO).unlock();
     }
 
+    @Test
+    void aSweep_skipsANodeRowAnotherTransactionHasLocked_insteadOfWaitingForIt() throws Exception {
+        TreePath bench = site.child("workshop", "A").child("bench", "1");
+        as("o").lock(Set.of(bench), Duration.ZERO).unlock(); // its rows are idle now
+        TreeLockService tree = ((DefaultTreeLocks) locks).service();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+             var s = c.createStatement()) {
+            // Another transaction has the bench's row locked (a lock being taken, say): a sweep that
+            // waited for it deadlocked with such transactions on PostgreSQL, a second each (issue 16).
+            c.setAutoCommit(false);
+            s.executeUpdate("UPDATE ts_tree_node SET usn = usn + 1 WHERE node_path = '" + bench + "'");
+            Future<Integer> sweeping = pool.submit(() -> {
+                int swept = 0;
+                for (int n; (n = tree.sweepIdleNodes()) > 0; ) {
+                    swept += n; // batches of 100 until nothing idle and unlocked is left
+                }
+                return swept;
+            });
+            assertThat(sweeping.get(30, TimeUnit.SECONDS)).as("rows swept around the locked one").isPositive();
+            assertThat(nodesWithRows()).as("the locked row stays").containsExactly(bench.toString());
+            c.rollback();
+        } finally {
+            pool.shutdownNow();
+        }
+        while (tree.sweepIdleNodes() > 0) {
+            // once unlocked, it goes too
+        }
+        assertThat(nodesWithRows()).isEmpty();
+    }
+
     /** The nodes of this test's site that have rows (their own or a stripe), read with plain JDBC. */
     private Set<String> nodesWithRows() throws Exception {
         try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
