@@ -78,12 +78,18 @@ final class AnswerCuttingProxy implements AutoCloseable {
                     reset(client);
                     continue;
                 }
-                Socket server = new Socket(targetHost, targetPort);
+                Socket server;
+                try {
+                    server = new Socket(targetHost, targetPort);
+                } catch (IOException unreachable) {
+                    reset(client); // as the server itself would have answered
+                    continue;
+                }
                 open.add(client);
                 open.add(server);
                 Connection c = new Connection(client, server);
-                start(() -> c.clientToServer(), "proxy client->server");
-                start(() -> c.serverToClient(), "proxy server->client");
+                start(c::clientToServer, "proxy client->server");
+                start(c::serverToClient, "proxy server->client");
             } catch (IOException e) {
                 if (!listener.isClosed()) {
                     throw new UncheckedIOException(e);
