@@ -163,7 +163,7 @@ public final class TreeLockService {
                             boolean placed = queued;
                             // Ours from here unless refused: an outage may cut the answer to a claim that
                             // committed, and a place not given up with the grant (or on leaving) would hold
-                            // every later request back until it lapsed (24 s in GaleraNodeKilledIT).
+                            // every later request back until it lapsed (AbstractAnswerLostTest).
                             queued = true;
                             queued = queue(leaseId, request, ticket) || placed; // first, so later arrivals yield as soon as possible
                         }
