@@ -134,8 +134,10 @@ abstract class AbstractDatabaseRestartTest {
                 .containsExactlyInAnyOrderElementsOf(LongStream.rangeClosed(1, keyedNumbers.size()).boxed().toList());
 
         List<Long> plainNumbers = OutageWorker.numbers(lines, "plain");
-        assertThat(OutageWorker.reportedTwice(children, "plain")).as("numbers without keys: none twice (the number, and"
-                + " each process that reported it, with the time)").isEmpty();
+        var plainTwice = OutageWorker.reportedTwice(children, "plain");
+        assertThat(plainTwice).as("numbers without keys: none twice (the number, and each process that reported it, with"
+                + " the time; the register's rows of those numbers, whose take committed: %s)",
+                registerRows(plain, plainTwice.keySet())).isEmpty();
         long plainIssued = plainNumbers.stream().mapToLong(Long::longValue).max().orElseThrow();
         assertThat(plainIssued - plainNumbers.size()).as("numbers whose commit's answer the restart cut (one per"
                 + " thread at most) are the only gaps").isBetween(0L, (long) PROCESSES * 2);
@@ -171,6 +173,28 @@ abstract class AbstractDatabaseRestartTest {
                 assertThat(related && overlap).as("%s (pid %s) and %s (pid %s) held at once", pa, a[2], pb, b[2]).isFalse();
             }
         }
+    }
+
+    /** The register's rows of {@code numbers} of dispenser {@code name}: who each was issued to, and when (diagnosis). */
+    private String registerRows(String name, Set<Long> numbers) throws Exception {
+        if (numbers.isEmpty()) {
+            return "none";
+        }
+        EngineConfig db = config();
+        List<String> rows = new ArrayList<>();
+        try (var c = java.sql.DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password());
+             var s = c.prepareStatement("SELECT number, issued_by, issued_at FROM ts_dispenser_issue WHERE dispenser = ?"
+                     + " ORDER BY number")) {
+            s.setString(1, name);
+            try (var rs = s.executeQuery()) {
+                while (rs.next()) {
+                    if (numbers.contains(rs.getLong(1))) {
+                        rows.add(rs.getLong(1) + " " + rs.getString(2) + " at " + rs.getString(3));
+                    }
+                }
+            }
+        }
+        return rows.toString();
     }
 
     private static String feedClient(String tag, int process) {
