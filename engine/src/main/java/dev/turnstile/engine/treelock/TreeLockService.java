@@ -165,7 +165,9 @@ public final class TreeLockService {
                             // committed, and a place not given up with the grant (or on leaving) would hold
                             // every later request back until it lapsed (AbstractAnswerLostTest).
                             queued = true;
-                            queued = queue(leaseId, request, ticket) || placed; // first, so later arrivals yield as soon as possible
+                            if (!queue(leaseId, request, ticket)) { // first, so later arrivals yield as soon as possible
+                                queued = placed;
+                            }
                         }
                         List<TreeLockRequest> reaped = store.reapExpired();
                         if (!reaped.isEmpty()) {

@@ -184,8 +184,10 @@ abstract class AbstractDatabaseRestartTest {
         List<String> rows = new ArrayList<>();
         try (var c = java.sql.DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password());
              var s = c.prepareStatement("SELECT number, issued_by, issued_at FROM ts_dispenser_issue WHERE dispenser = ?"
-                     + " ORDER BY number")) {
+                     + " AND number BETWEEN ? AND ? ORDER BY number")) {
             s.setString(1, name);
+            s.setLong(2, java.util.Collections.min(numbers));
+            s.setLong(3, java.util.Collections.max(numbers));
             try (var rs = s.executeQuery()) {
                 while (rs.next()) {
                     if (numbers.contains(rs.getLong(1))) {
