@@ -14,13 +14,19 @@ import java.sql.Statement;
  * A MariaDB Galera cluster under the engine. Galera settles the engine's races by certification
  * at commit (a loser is aborted and {@link Database#inTransaction} runs it again), but a node
  * applies another node's commit a moment after that node answered it: a read there may not see
- * it. Every engine connection therefore reads with {@code wsrep_sync_wait = 1}, which makes each
- * read wait until the node has applied what the cluster committed before it — read your own
- * writes through any node. A host's pool must set it itself; the engine refuses to open without it.
+ * it. Every engine connection therefore runs with {@code wsrep_sync_wait = 7}: before a statement
+ * that begins a transaction (or runs alone), the node waits until it has applied what the cluster
+ * committed before it — read your own writes through any node. Galera waits only before a
+ * transaction's first statement and only for the kinds of statement the bits name (1 reads, 2
+ * updates and deletes, 4 inserts); most engine transactions begin with a write (a turn or counter
+ * row) and then read rows they do not write, so reads alone ({@code 1}) are not enough. A host's
+ * pool must set it itself; the engine refuses to open without it.
  */
 final class Galera {
-    /** The session variable an engine connection needs on Galera: reads wait for the cluster. */
-    private static final String CAUSAL_READS = "wsrep_sync_wait=1";
+    /** Reads, updates and deletes, inserts: whichever statement begins a transaction waits. */
+    static final int WAIT_BEFORE_ANY_FIRST_STATEMENT = 1 | 2 | 4;
+    /** The session variable an engine connection needs on Galera: transactions wait for the cluster. */
+    private static final String CAUSAL_READS = "wsrep_sync_wait=" + WAIT_BEFORE_ANY_FIRST_STATEMENT;
     private static final String SESSION_VARIABLES = "sessionVariables=";
 
     private Galera() {
@@ -69,7 +75,7 @@ final class Galera {
         }
     }
 
-    /** On a Galera node, refuses a pool whose connections read without waiting for the cluster. */
+    /** On a Galera node, refuses a pool whose connections begin transactions without waiting for the cluster. */
     static void checkCausalReads(DataSource dataSource, String productName, String where) {
         String product = productName.toLowerCase(java.util.Locale.ROOT);
         if (!product.contains("mariadb") && !product.contains("mysql")) {
@@ -80,11 +86,14 @@ final class Galera {
                 return;
             }
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@SESSION.wsrep_sync_wait")) {
-                if (rs.next() && (rs.getInt(1) & 1) == 0) {
+                int wait = rs.next() ? rs.getInt(1) : 0;
+                if ((wait & WAIT_BEFORE_ANY_FIRST_STATEMENT) != WAIT_BEFORE_ANY_FIRST_STATEMENT) {
                     throw EngineRuntimeException.of(ExceptionCode.E_CONFIG_INVALID, where + " is a Galera cluster node and"
-                            + " its connections read with wsrep_sync_wait = " + rs.getInt(1) + ": a read could miss a commit"
-                            + " another node has already answered. Set wsrep_sync_wait = 1 on the pool's connections (with"
-                            + " MariaDB Connector/J: sessionVariables=wsrep_sync_wait=1 in the URL).");
+                            + " its connections run with wsrep_sync_wait = " + wait + ": a transaction could miss a commit"
+                            + " another node has already answered (Galera waits only before a transaction's first"
+                            + " statement, and only if the setting names its kind). Set wsrep_sync_wait = " + WAIT_BEFORE_ANY_FIRST_STATEMENT + " (reads,"
+                            + " updates and deletes, inserts) on the pool's connections (with MariaDB Connector/J:"
+                            + " sessionVariables=" + CAUSAL_READS + " in the URL).");
                 }
             }
         } catch (SQLException e) {

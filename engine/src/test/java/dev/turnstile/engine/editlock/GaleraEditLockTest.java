@@ -14,6 +14,11 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -35,6 +40,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 class GaleraEditLockTest {
     private static final String WIKI = "wiki";
     private static final int ROUNDS = 60;
+    private static final int BEHIND_ROUNDS = 5;
+    /** Rows of each large transaction node 1 commits to keep node 2 behind. */
+    private static final int BALLAST_ROWS = 100_000;
+    private static final String BALLAST = "ts_test_galera_edit_lock_ballast";
     private ContentEngine node1;
     private ContentEngine node2;
 
@@ -51,9 +60,17 @@ class GaleraEditLockTest {
     }
 
     @AfterAll
-    void close() {
+    void close() throws SQLException {
         node1.close();
         node2.close();
+        try (Connection c = connect(1); Statement s = c.createStatement()) {
+            s.execute("DROP TABLE IF EXISTS " + BALLAST);
+        }
+    }
+
+    private static Connection connect(int node) throws SQLException {
+        EngineConfig config = TestDatabases.galera(node);
+        return DriverManager.getConnection(config.jdbcUrl(), config.username(), config.password());
     }
 
     /**
@@ -75,6 +92,74 @@ class GaleraEditLockTest {
             }
         }
         assertThat(violations).isEmpty();
+    }
+
+    /**
+     * As above, while node 2 is behind: before each round node 1 commits, at once, as many large
+     * transactions (rows of a table of this test) as node 2 has appliers, so node 2 applies the
+     * article and its lock only after them, well after node 1 answered. A request whose transaction
+     * begins with a write must wait for the cluster as a read does: Galera waits only before a
+     * transaction's first statement, and with {@code wsrep_sync_wait = 1} only if that is a read.
+     */
+    @Test
+    void aLockGrantedOnOneNode_refusesAParagraphRequestOnAnotherThatIsBehind() throws Exception {
+        String run = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        List<String> violations = new ArrayList<>();
+        try (Connection c = connect(1); Statement s = c.createStatement()) {
+            s.execute("CREATE TABLE IF NOT EXISTS " + BALLAST + " (id INT PRIMARY KEY, pad VARCHAR(20))");
+            int appliers = appliersOf(2);
+            ExecutorService pool = Executors.newFixedThreadPool(appliers);
+            try {
+                for (int round = 0; round < BEHIND_ROUNDS; round++) {
+                    s.execute("TRUNCATE TABLE " + BALLAST);
+                    commitTogether(pool, appliers);
+                    String id = "b" + run + "r" + round;
+                    Article created = node1.session("editor").editLocks().createArticle(WIKI, id, "<p>One.</p><p>Two.</p>");
+                    node1.session("A-" + id).editLocks().tryLock(EditResource.article(WIKI, id)).granted().lock();
+                    try {
+                        EditLockResult b = node2.session("B-" + id).editLocks()
+                                .tryLock(EditResource.paragraph(WIKI, id, created.paragraphs().get(1).id()));
+                        if (b.isGranted()) {
+                            violations.add("round " + round + ": paragraph 2 granted to B on node 2 after A's article lock on node 1");
+                        }
+                    } catch (EngineRuntimeException e) {
+                        violations.add("round " + round + ": node 2 did not see node 1's article: " + e.getMessage());
+                    }
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+        }
+        assertThat(violations).isEmpty();
+    }
+
+    private static int appliersOf(int node) throws SQLException {
+        try (Connection c = connect(node); Statement s = c.createStatement();
+             ResultSet rs = s.executeQuery("SELECT @@GLOBAL.wsrep_slave_threads")) {
+            rs.next();
+            return rs.getInt(1);
+        }
+    }
+
+    /** {@code transactions} transactions of {@link #BALLAST_ROWS} rows each on node 1, committed at once. */
+    private static void commitTogether(ExecutorService pool, int transactions) throws Exception {
+        CyclicBarrier written = new CyclicBarrier(transactions);
+        List<Future<?>> commits = new ArrayList<>();
+        for (int k = 0; k < transactions; k++) {
+            int first = k * BALLAST_ROWS;
+            commits.add(pool.submit(() -> {
+                try (Connection c = connect(1); Statement s = c.createStatement()) {
+                    c.setAutoCommit(false);
+                    s.execute("INSERT INTO " + BALLAST + " SELECT " + first + " + seq, 'ballast' FROM seq_1_to_" + BALLAST_ROWS);
+                    written.await(1, TimeUnit.MINUTES);
+                    c.commit();
+                }
+                return null;
+            }));
+        }
+        for (Future<?> commit : commits) {
+            commit.get(2, TimeUnit.MINUTES);
+        }
     }
 
     /**

@@ -57,7 +57,7 @@ class GaleraNodeKilledIT extends AbstractDatabaseRestartTest {
     private static List<String> rows(EngineConfig node, String query) throws Exception {
         try (Connection c = DriverManager.getConnection(node.jdbcUrl(), node.username(), node.password());
              Statement s = c.createStatement()) {
-            s.execute("SET SESSION wsrep_sync_wait = 1");
+            s.execute("SET SESSION wsrep_sync_wait = 7");
             try (ResultSet rs = s.executeQuery(query)) {
                 List<String> rows = new ArrayList<>();
                 while (rs.next()) {

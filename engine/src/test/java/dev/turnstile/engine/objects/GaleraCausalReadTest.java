@@ -72,21 +72,30 @@ class GaleraCausalReadTest {
     }
 
     @Test
-    void aHostPoolThatReadsWithoutWaitingForTheCluster_isRefusedAtOpen_andOneThatWaitsOpens() {
+    void aHostPoolWhoseTransactionsDoNotAllWaitForTheCluster_isRefusedAtOpen_andOneWhoseDoOpens() {
         String url = TestDatabases.galera(2).jdbcUrl();
         try (HikariDataSource plain = pool(url)) {
             assertThatThrownBy(() -> ContentEngine.open(EngineConfig.builder().dataSource(plain).build()))
                     .isInstanceOfSatisfying(EngineRuntimeException.class, e -> assertThat(e.getExceptionCode())
                             .isEqualTo(ExceptionCode.E_CONFIG_INVALID))
-                    .hasMessageEndingWith("the host's DataSource is a Galera cluster node and its connections read with"
-                            + " wsrep_sync_wait = 0: a read could miss a commit another node has already answered. Set"
-                            + " wsrep_sync_wait = 1 on the pool's connections (with MariaDB Connector/J:"
-                            + " sessionVariables=wsrep_sync_wait=1 in the URL).");
+                    .hasMessageEndingWith(refusal(0));
         }
-        try (HikariDataSource waiting = pool(url + "?sessionVariables=wsrep_sync_wait=1");
+        try (HikariDataSource readsOnly = pool(url + "?sessionVariables=wsrep_sync_wait=1")) {
+            assertThatThrownBy(() -> ContentEngine.open(EngineConfig.builder().dataSource(readsOnly).build()))
+                    .hasMessageEndingWith(refusal(1));
+        }
+        try (HikariDataSource waiting = pool(url + "?sessionVariables=wsrep_sync_wait=7");
              ContentEngine engine = ContentEngine.open(EngineConfig.builder().dataSource(waiting).build())) {
             assertThat(engine.session("alice").objectStore()).isNotNull();
         }
+    }
+
+    private static String refusal(int setting) {
+        return "the host's DataSource is a Galera cluster node and its connections run with wsrep_sync_wait = " + setting
+                + ": a transaction could miss a commit another node has already answered (Galera waits only before a"
+                + " transaction's first statement, and only if the setting names its kind). Set wsrep_sync_wait = 7"
+                + " (reads, updates and deletes, inserts) on the pool's connections (with MariaDB Connector/J:"
+                + " sessionVariables=wsrep_sync_wait=7 in the URL).";
     }
 
     private static HikariDataSource pool(String url) {
