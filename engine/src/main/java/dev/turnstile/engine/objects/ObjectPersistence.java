@@ -287,13 +287,13 @@ final class ObjectPersistence {
      * the row as the statement found it, from which the refusal is told. A look, then an UPDATE
      * guarded by the USN it read, left the lock free for a round trip more between one holder's
      * unlock and the next grant, and a waiter that lost the race redid both (issue 16, item 5).
-     * Null when it cannot decide — another database, a system class, a class with preprocessors,
-     * a row of another class or gone, or one that another writer changed while the statement
-     * waited for it — and the request looks, as before.
+     * Null when it cannot decide — another database, a request stating a USN, a system class, a
+     * class with preprocessors, a row of another class or gone, or one that another writer changed
+     * while the statement waited for it — and the request looks, as before.
      */
     private ObjectState lockInOneStatement(Transaction tx, DefaultIndependentObject o) {
-        if (!postgres || !o.pendingValues().isEmpty()) {
-            return null;
+        if (!postgres || !o.pendingValues().isEmpty() || o.getUpdateSequenceNumber() != null) {
+            return null; // a USN stated is checked on a look (checkedRead), as a save's
         }
         DefaultClassDefinition definition = classes.get(tx.session, o.getClassName());
         if (systemClasses.systemClassOf(definition) != null || preprocessors.anyFor(definition)) {

@@ -111,6 +111,26 @@ public abstract class AbstractObjectStoreContractTest {
         assertThat(stored.getCreator()).isEqualTo("alice");
     }
 
+    /** A lock request states its USN as a save does: a stale one is refused, whichever way the lock is taken. */
+    @Test
+    void aLockRequestWithAStaleUsn_isRefusedAsModified_andTakesNoLock() {
+        CustomObject created = newCounter(0);
+        CustomObject a = fetch(alice, created.getId());
+        a.getProperties().putValue("Counter", 1);
+        a.save(RefreshMode.REFRESH);
+        CustomObject ref = bob.getCustomObject(counterClass, created.getId());
+        ref.setUpdateSequenceNumber(0L);
+        ref.lock(30, "bob's edit");
+
+        EngineRuntimeException e = failure(() -> ref.save(RefreshMode.REFRESH));
+
+        assertThat(e.getMessage()).isEqualTo("E_OBJECT_MODIFIED: The object " + counterClass + " {" + created.getId()
+                + "} has been modified since it was retrieved; requested USN = 0, database USN = 1");
+        CustomObject stored = fetch(alice, created.getId());
+        assertThat(stored.getLockHolder()).isNull();
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(1L);
+    }
+
     @Test
     void usnPast32Bits_keepsIncreasing_andMessagesShowItWhole() throws Exception {
         CustomObject o = newCounter(0);
