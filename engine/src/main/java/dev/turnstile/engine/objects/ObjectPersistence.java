@@ -136,7 +136,7 @@ final class ObjectPersistence {
         WakeUps.Ticket ticket = locking.isEmpty() || inHost ? null : unlockWaiters.register(locking);
         List<ObjectState> states;
         try {
-            states = null;
+            states = writeAlone(what, actor, ordered, inHost);
             for (int look = 1; states == null; look++) {
                 try {
                     // In the host's transaction nothing can be rolled back to go again: decide under the row lock there.
@@ -207,6 +207,41 @@ final class ObjectPersistence {
                 written.add(write(tx, o));
             }
             return written;
+        });
+    }
+
+    /**
+     * A lock or an unlock that carries nothing else, outside the host's transaction and with no
+     * change feed to record it in, as one statement that commits itself: a lock+unlock pair is then
+     * two round trips, as ShedLock's two autocommitted UPDATEs, where two transactions made it four
+     * (issue 16, item 5). An unlock alone is its guarded UPDATE on every database; a lock alone is
+     * {@link #lockInOneStatement}, on PostgreSQL. Null when the save needs more than that statement:
+     * nothing was written, and it runs in a transaction as any other save.
+     */
+    private List<ObjectState> writeAlone(Supplier<String> what, LockRules.Actor actor, List<DefaultIndependentObject> ordered,
+                                         boolean inHost) {
+        if (inHost || listener != null || ordered.size() != 1) {
+            return null;
+        }
+        DefaultIndependentObject o = ordered.get(0);
+        LockRules.Pending action = o.pendingLock();
+        boolean lock = action.locking() && postgres && o.getUpdateSequenceNumber() == null;
+        boolean unlock = action.unlocking() && o.knownStoredValues() != null;
+        if (o.isNew() || o.isPendingDelete() || !o.pendingValues().isEmpty() || !(lock || unlock)) {
+            return null;
+        }
+        return database.alone(what, session -> {
+            Transaction tx = new Transaction(session, actor, true);
+            DefaultClassDefinition definition = classes.get(session, o.getClassName());
+            if (systemClasses.systemClassOf(definition) != null || preprocessors.anyFor(definition)) {
+                return null; // their checks and writes need a transaction
+            }
+            if (unlock) {
+                return List.of(write(tx, o)); // known state: no read, one guarded UPDATE
+            }
+            refuseIfHeldHereByAnother(tx, o);
+            ObjectState locked = lockInOneStatement(tx, o);
+            return locked == null ? null : List.of(locked);
         });
     }
 

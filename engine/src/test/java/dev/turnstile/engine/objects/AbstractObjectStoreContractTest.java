@@ -621,6 +621,37 @@ public abstract class AbstractObjectStoreContractTest {
         assertThat(ref.getUpdateSequenceNumber()).isEqualTo(3L);
     }
 
+    /** Whether a lock request that carries nothing else is one statement here (PostgreSQL's UPDATE … RETURNING). */
+    protected boolean locksInOneStatement() {
+        return false;
+    }
+
+    /**
+     * A lock and its unlock that carry nothing else (as every pair of {@code Locking.withLock}) commit
+     * by themselves, with no transaction round trip: the unlock's guarded UPDATE on every database,
+     * the lock where it is one statement (issue 16, item 5). Each is seen at once by another user.
+     */
+    @Test
+    void aLockAndItsUnlockCarryingNothingElse_commitByThemselves() {
+        CustomObject created = newCounter(0);
+        CustomObject ref = bob.getCustomObject(counterClass, created.getId());
+
+        EngineStatistics before = engine.statistics();
+        ref.lock(30, "bob's edit");
+        ref.save(RefreshMode.REFRESH);
+        assertThat(engine.statistics().since(before)).as("the lock").isEqualTo(locksInOneStatement()
+                ? new EngineStatistics(0, 1, 1, 0, 0, 0) : new EngineStatistics(1, 2, 1, 0, 1, 0));
+        assertThat(fetch(alice, created.getId()).getLockHolder()).isEqualTo("bob");
+
+        before = engine.statistics();
+        ref.unlock();
+        ref.save(RefreshMode.REFRESH);
+        assertThat(engine.statistics().since(before)).as("the unlock").isEqualTo(new EngineStatistics(0, 1, 0, 0, 1, 0));
+        CustomObject stored = fetch(alice, created.getId());
+        assertThat(stored.getLockHolder()).isNull();
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(2L);
+    }
+
     // --- types and classes ---
 
     @Test

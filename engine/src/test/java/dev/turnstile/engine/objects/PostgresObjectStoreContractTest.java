@@ -8,4 +8,9 @@ class PostgresObjectStoreContractTest extends AbstractObjectStoreContractTest {
     protected EngineConfig config() {
         return TestDatabases.postgres();
     }
+
+    @Override
+    protected boolean locksInOneStatement() {
+        return true;
+    }
 }
