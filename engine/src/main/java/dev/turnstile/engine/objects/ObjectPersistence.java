@@ -323,8 +323,8 @@ final class ObjectPersistence {
      * guarded by the USN it read, left the lock free for a round trip more between one holder's
      * unlock and the next grant, and a waiter that lost the race redid both (issue 16, item 5).
      * Null when it cannot decide — another database, a request stating a USN, a system class, a
-     * class with preprocessors, a row of another class or gone, or one that another writer changed
-     * while the statement waited for it — and the request looks, as before.
+     * class with preprocessors, a row of another class or gone, or one that other writers changed
+     * while each of {@link LookAgain#LOOKS} statements waited for it — and the request looks, as before.
      */
     private ObjectState lockInOneStatement(Transaction tx, DefaultIndependentObject o) {
         if (!postgres || !o.pendingValues().isEmpty() || o.getUpdateSequenceNumber() != null) {
@@ -334,41 +334,45 @@ final class ObjectPersistence {
         if (systemClasses.systemClassOf(definition) != null || preprocessors.anyFor(definition)) {
             return null;
         }
-        tx.advance(null);
         LockRules.Pending pending = o.pendingLock();
         String user = tx.actor.user();
-        List<Object[]> rows = tx.session.createNativeQuery(LOCK_IN_ONE_STATEMENT, Object[].class)
-                .addEntity(ObjectRecord.class)
-                .addScalar("granted", StandardBasicTypes.BOOLEAN)
-                .setParameter("id", o.getId())
-                .setParameter("cls", o.getClassName())
-                .setParameter("usr", user)
-                .setParameter("owner", pending.owner(), String.class)
-                .setParameter("timeout", pending.timeoutSeconds())
-                .setParameter("token", UUID.randomUUID())
-                .setParameter("now", tx.now)
-                .getResultList();
-        if (rows.isEmpty()) {
-            return null;
+        for (int look = 1; look <= LookAgain.LOOKS; look++) {
+            tx.advance(null);
+            List<Object[]> rows = tx.session.createNativeQuery(LOCK_IN_ONE_STATEMENT, Object[].class)
+                    .addEntity(ObjectRecord.class)
+                    .addScalar("granted", StandardBasicTypes.BOOLEAN)
+                    .setParameter("id", o.getId())
+                    .setParameter("cls", o.getClassName())
+                    .setParameter("usr", user)
+                    .setParameter("owner", pending.owner(), String.class)
+                    .setParameter("timeout", pending.timeoutSeconds())
+                    .setParameter("token", UUID.randomUUID())
+                    .setParameter("now", tx.now)
+                    .getResultList();
+            if (rows.isEmpty()) {
+                return null;
+            }
+            ObjectRecord row = (ObjectRecord) rows.get(0)[0];
+            boolean granted = (Boolean) rows.get(0)[1];
+            if (!row.className.equals(o.getClassName())) {
+                return null;
+            }
+            ObjectState state = toState(tx.session, row);
+            if (!granted) {
+                // The rule on the row as found: its refusal, word for word. If it would grant, the row
+                // was found in the statement's snapshot, before the writer the UPDATE waited for (a
+                // hand-over: another waiter took the lock): the next statement's snapshot has it.
+                LockRules.next(o.getClassName(), o.getId(), false, state.lock(), row.dateLastModified, pending, tx.actor, tx.now);
+                continue;
+            }
+            tx.advance(row.dateLastModified);
+            tx.lockedRows.remove(o.getId());
+            tx.written();
+            notify(tx, new ObjectWrite(ObjectWrite.kindOfUpdate(state.values(), state.values(), pending), o.getId(),
+                    row.className, user, tx.now, row.usn - 1, row.usn, state.values(), state.values()));
+            return state;
         }
-        ObjectRecord row = (ObjectRecord) rows.get(0)[0];
-        boolean granted = (Boolean) rows.get(0)[1];
-        if (!row.className.equals(o.getClassName())) {
-            return null;
-        }
-        ObjectState state = toState(tx.session, row);
-        if (!granted) {
-            // The rule on the row as found: its refusal, word for word; if it would grant, another
-            // writer changed the row while the statement waited, and the request looks again.
-            LockRules.next(o.getClassName(), o.getId(), false, state.lock(), row.dateLastModified, pending, tx.actor, tx.now);
-            return null;
-        }
-        tx.advance(row.dateLastModified);
-        tx.lockedRows.remove(o.getId());
-        tx.written();
-        notify(tx, new ObjectWrite(ObjectWrite.kindOfUpdate(state.values(), state.values(), pending), o.getId(),
-                row.className, user, tx.now, row.usn - 1, row.usn, state.values(), state.values()));
-        return state;
+        return null;
     }
 
     /** {@link #lockInOneStatement}: the row written, or (granted false) the row as found. */

@@ -44,9 +44,9 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractObjectStoreContractTest {
     protected ContentEngine engine;
-    private ObjectStore alice;
-    private ObjectStore bob;
-    private String counterClass;
+    protected ObjectStore alice;
+    protected ObjectStore bob;
+    protected String counterClass;
 
     protected abstract EngineConfig config();
 
@@ -74,7 +74,7 @@ public abstract class AbstractObjectStoreContractTest {
         return prefix + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     }
 
-    private CustomObject newCounter(int value) {
+    protected CustomObject newCounter(int value) {
         CustomObject o = alice.createCustomObject(counterClass);
         o.getProperties().putValue("Counter", value);
         o.getProperties().putValue("Note", "start");
@@ -82,7 +82,7 @@ public abstract class AbstractObjectStoreContractTest {
         return o;
     }
 
-    private CustomObject fetch(ObjectStore os, UUID id) {
+    protected CustomObject fetch(ObjectStore os, UUID id) {
         return os.fetchCustomObject(counterClass, id, PropertyFilter.ALL);
     }
 
