@@ -15,11 +15,14 @@ import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.db.WakeUps;
 import org.hibernate.LockMode;
 import org.hibernate.StatelessSession;
-import org.hibernate.type.StandardBasicTypes;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
+import java.sql.ResultSet;
+import java.sql.SQLException;
 import java.time.Instant;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -338,22 +341,24 @@ final class ObjectPersistence {
         String user = tx.actor.user();
         for (int look = 1; look <= LookAgain.LOOKS; look++) {
             tx.advance(null);
-            List<Object[]> rows = tx.session.createNativeQuery(LOCK_IN_ONE_STATEMENT, Object[].class)
-                    .addEntity(ObjectRecord.class)
-                    .addScalar("granted", StandardBasicTypes.BOOLEAN)
-                    .setParameter("id", o.getId())
-                    .setParameter("cls", o.getClassName())
-                    .setParameter("usr", user)
-                    .setParameter("owner", pending.owner(), String.class)
-                    .setParameter("timeout", pending.timeoutSeconds())
-                    .setParameter("token", UUID.randomUUID())
-                    .setParameter("now", tx.now)
-                    .getResultList();
-            if (rows.isEmpty()) {
+            Instant now = tx.now;
+            FoundRow found = database.jdbc(tx.session, LOCK_IN_ONE_STATEMENT, statement -> {
+                OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
+                UUID id = o.getId();
+                Object[] values = {user, at, user, at, UUID.randomUUID(), user, pending.owner(), pending.timeoutSeconds(),
+                        id, o.getClassName(), user, at, id};
+                for (int i = 0; i < values.length; i++) {
+                    statement.setObject(i + 1, values[i]);
+                }
+                try (ResultSet rs = statement.executeQuery()) {
+                    return rs.next() ? new FoundRow(objectRecord(rs), rs.getBoolean("granted")) : null;
+                }
+            });
+            if (found == null) {
                 return null;
             }
-            ObjectRecord row = (ObjectRecord) rows.get(0)[0];
-            boolean granted = (Boolean) rows.get(0)[1];
+            ObjectRecord row = found.row();
+            boolean granted = found.granted();
             if (!row.className.equals(o.getClassName())) {
                 return null;
             }
@@ -375,20 +380,45 @@ final class ObjectPersistence {
         return null;
     }
 
-    /** {@link #lockInOneStatement}: the row written, or (granted false) the row as found. */
+    /**
+     * {@link #lockInOneStatement}: the row written, or (granted false) the row as found. Parameters:
+     * user, now, user, now, new token, user, owner, timeout, id, class, user, now, id.
+     */
     private static final String LOCK_IN_ONE_STATEMENT = """
             WITH written AS (
-                UPDATE ts_object SET usn = usn + 1, last_modifier = :usr,
-                    date_last_modified = GREATEST(date_last_modified, :now),
-                    lock_token = CASE WHEN lock_holder = :usr
-                        AND date_last_modified + lock_timeout * INTERVAL '1 second' >= :now THEN lock_token ELSE :token END,
-                    lock_holder = :usr, lock_owner = :owner, lock_timeout = :timeout
-                WHERE id = :id AND class_name = :cls AND (lock_holder IS NULL OR lock_holder = :usr
-                    OR date_last_modified + lock_timeout * INTERVAL '1 second' < :now)
+                UPDATE ts_object SET usn = usn + 1, last_modifier = ?,
+                    date_last_modified = GREATEST(date_last_modified, ?),
+                    lock_token = CASE WHEN lock_holder = ?
+                        AND date_last_modified + lock_timeout * INTERVAL '1 second' >= ? THEN lock_token ELSE ? END,
+                    lock_holder = ?, lock_owner = ?, lock_timeout = ?
+                WHERE id = ? AND class_name = ? AND (lock_holder IS NULL OR lock_holder = ?
+                    OR date_last_modified + lock_timeout * INTERVAL '1 second' < ?)
                 RETURNING *)
             SELECT w.*, TRUE AS granted FROM written w
             UNION ALL
-            SELECT o.*, FALSE FROM ts_object o WHERE o.id = :id AND NOT EXISTS (SELECT 1 FROM written)""";
+            SELECT o.*, FALSE FROM ts_object o WHERE o.id = ? AND NOT EXISTS (SELECT 1 FROM written)""";
+
+    /** A row {@link #LOCK_IN_ONE_STATEMENT} returned, and whether it was written. */
+    private record FoundRow(ObjectRecord row, boolean granted) {
+    }
+
+    /** The object row at the result set's cursor (PostgreSQL: timestamps with time zone). */
+    private static ObjectRecord objectRecord(ResultSet rs) throws SQLException {
+        ObjectRecord r = new ObjectRecord();
+        r.id = rs.getObject("id", UUID.class);
+        r.className = rs.getString("class_name");
+        r.usn = rs.getLong("usn");
+        r.creator = rs.getString("creator");
+        r.dateCreated = rs.getObject("date_created", OffsetDateTime.class).toInstant();
+        r.lastModifier = rs.getString("last_modifier");
+        r.dateLastModified = rs.getObject("date_last_modified", OffsetDateTime.class).toInstant();
+        r.propValues = rs.getString("prop_values");
+        r.lockHolder = rs.getString("lock_holder");
+        r.lockOwner = rs.getString("lock_owner");
+        r.lockToken = rs.getObject("lock_token", UUID.class);
+        r.lockTimeout = rs.getObject("lock_timeout", Integer.class);
+        return r;
+    }
 
     /** A cooperative lock as this engine last wrote it: the stored class, the lock and when it lapses. */
     private record HeldHere(String className, LockState lock, Instant expiry) {
