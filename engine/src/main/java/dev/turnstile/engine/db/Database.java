@@ -64,7 +64,7 @@ public final class Database implements AutoCloseable {
             // The listener's connection is its own, outside the pool, which stays whole for work.
             this.notifications = new Notifications(productName, ownsPool
                     ? () -> java.sql.DriverManager.getConnection(config.jdbcUrl(), config.username(), config.password())
-                    : config.dataSource()::getConnection);
+                    : config.dataSource()::getConnection, counter);
             String where = ownsPool ? config.jdbcUrl() : "the host's DataSource";
             Galera.checkCausalReads(dataSource, productName, where);
             Replication.warnIfStandbysAreAsynchronous(dataSource, productName, where);

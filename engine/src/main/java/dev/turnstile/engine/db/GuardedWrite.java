@@ -22,7 +22,12 @@ public final class GuardedWrite {
     private String notifyChannel;
     private String notifyPayload;
 
-    private record Parameter(String name, Object value, Class<?> type) {
+    /** A named parameter of the statement, and the type that says what its null is. */
+    record Parameter(String name, Object value, Class<?> type) {
+        @SuppressWarnings({"unchecked", "rawtypes"})
+        void bind(CommonQueryContract query) {
+            query.setParameter(name, value, (Class) type);
+        }
     }
 
     private GuardedWrite(String table, String keyColumn, Object key) {
@@ -108,16 +113,10 @@ public final class GuardedWrite {
     private boolean run(StatelessSession session, StringBuilder sql) {
         sql.append(" WHERE ").append(String.join(" AND ", conditions));
         if (notifications != null) {
-            return notifications.executeAndNotify(session, sql.toString(), q -> parameters.forEach(p -> setParameter(q, p)),
-                    notifyChannel, notifyPayload) == 1;
+            return notifications.executeAndNotify(session, sql.toString(), parameters, notifyChannel, notifyPayload) == 1;
         }
         var query = session.createNativeMutationQuery(sql.toString());
-        parameters.forEach(p -> setParameter(query, p));
+        parameters.forEach(p -> p.bind(query));
         return query.executeUpdate() == 1;
-    }
-
-    @SuppressWarnings({"unchecked", "rawtypes"})
-    private static void setParameter(CommonQueryContract query, Parameter p) {
-        query.setParameter(p.name(), p.value(), (Class) p.type());
     }
 }
