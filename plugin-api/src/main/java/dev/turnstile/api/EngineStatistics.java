@@ -5,7 +5,8 @@ package dev.turnstile.api;
  * transactions, and SQL statements by kind. Take a snapshot before and after and use
  * {@link #since(EngineStatistics)} to count the round trips of an operation.
  *
- * @param transactions transactions committed or rolled back
+ * @param transactions transactions committed or rolled back by a round trip of their own (a lock or
+ *                     unlock that commits itself, in autocommit, is none)
  * @param statements SQL statements of every kind
  * @param selects SELECT statements
  * @param inserts INSERT statements
