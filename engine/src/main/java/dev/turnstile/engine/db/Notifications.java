@@ -9,12 +9,19 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.sql.Types;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 /**
  * Wake-ups between the processes on one database: a release in one process wakes the waiters in
@@ -102,8 +109,8 @@ public final class Notifications implements AutoCloseable {
         if (!postgres) {
             return executeAndNotify(session, sql, q -> parameters.forEach(p -> p.bind(q)), channel, payload);
         }
-        List<GuardedWrite.Parameter> inOrder = new java.util.ArrayList<>();
-        java.util.regex.Matcher named = NAMED_PARAMETER.matcher(sql);
+        List<GuardedWrite.Parameter> inOrder = new ArrayList<>();
+        Matcher named = NAMED_PARAMETER.matcher(sql);
         StringBuilder positional = new StringBuilder();
         while (named.find()) {
             String name = named.group(1);
@@ -123,7 +130,7 @@ public final class Notifications implements AutoCloseable {
                 s.setString(i++, channel);
                 s.setString(i, sendable(payload));
                 int rows = 0;
-                try (java.sql.ResultSet rs = s.executeQuery()) {
+                try (ResultSet rs = s.executeQuery()) {
                     while (rs.next()) {
                         rows++;
                     }
@@ -134,17 +141,17 @@ public final class Notifications implements AutoCloseable {
     }
 
     /** A named parameter ({@code :k}, {@code :p3}); not the second colon of a {@code ::} cast. */
-    private static final java.util.regex.Pattern NAMED_PARAMETER = java.util.regex.Pattern.compile("(?<!:):([A-Za-z]\\w*)");
+    private static final Pattern NAMED_PARAMETER = Pattern.compile("(?<!:):([A-Za-z]\\w*)");
 
     private static void bindForPostgres(PreparedStatement s, int index, Object value, Class<?> type) throws SQLException {
-        if (value instanceof java.time.Instant instant) {
-            s.setObject(index, instant.atOffset(java.time.ZoneOffset.UTC)); // the columns are timestamps with time zone
+        if (value instanceof Instant instant) {
+            s.setObject(index, instant.atOffset(ZoneOffset.UTC)); // the columns are timestamps with time zone
         } else if (value != null) {
             s.setObject(index, value);
         } else {
-            s.setNull(index, type == String.class ? java.sql.Types.VARCHAR : type == Integer.class ? java.sql.Types.INTEGER
-                    : type == Long.class ? java.sql.Types.BIGINT : type == java.time.Instant.class
-                    ? java.sql.Types.TIMESTAMP_WITH_TIMEZONE : java.sql.Types.OTHER);
+            s.setNull(index, type == String.class ? Types.VARCHAR : type == Integer.class ? Types.INTEGER
+                    : type == Long.class ? Types.BIGINT : type == Instant.class
+                    ? Types.TIMESTAMP_WITH_TIMEZONE : Types.OTHER);
         }
     }
 
