@@ -361,6 +361,10 @@ public final class Database implements AutoCloseable {
      * CPU than the rest of a lock+unlock pair on a 2-core machine (issue 16, item 5).
      */
     public <T> T jdbc(StatelessSession session, String sql, StatementWork<T> work) {
+        return jdbc(counter, session, sql, work);
+    }
+
+    static <T> T jdbc(StatementCounter counter, StatelessSession session, String sql, StatementWork<T> work) {
         counter.inspect(sql);
         return session.doReturningWork(connection -> {
             try (PreparedStatement statement = connection.prepareStatement(sql)) {

@@ -91,8 +91,9 @@ final class Galera {
                     throw EngineRuntimeException.of(ExceptionCode.E_CONFIG_INVALID, where + " is a Galera cluster node and"
                             + " its connections run with wsrep_sync_wait = " + wait + ": a transaction could miss a commit"
                             + " another node has already answered (Galera waits only before a transaction's first"
-                            + " statement, and only if the setting names its kind). Set wsrep_sync_wait = " + WAIT_BEFORE_ANY_FIRST_STATEMENT + " (reads,"
-                            + " updates and deletes, inserts) on the pool's connections (with MariaDB Connector/J:"
+                            + " statement, and only if the setting names its kind). Set wsrep_sync_wait = "
+                            + WAIT_BEFORE_ANY_FIRST_STATEMENT + " (reads, updates and deletes, inserts) on the pool's"
+                            + " connections (with MariaDB Connector/J:"
                             + " sessionVariables=" + CAUSAL_READS + " in the URL).");
                 }
             }

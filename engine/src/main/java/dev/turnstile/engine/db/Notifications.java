@@ -15,6 +15,7 @@ import java.sql.Types;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
@@ -109,34 +110,30 @@ public final class Notifications implements AutoCloseable {
         if (!postgres) {
             return executeAndNotify(session, sql, q -> parameters.forEach(p -> p.bind(q)), channel, payload);
         }
+        Map<String, GuardedWrite.Parameter> byName = new HashMap<>();
+        parameters.forEach(p -> byName.put(p.name(), p));
         List<GuardedWrite.Parameter> inOrder = new ArrayList<>();
         Matcher named = NAMED_PARAMETER.matcher(sql);
         StringBuilder positional = new StringBuilder();
         while (named.find()) {
-            String name = named.group(1);
-            inOrder.add(parameters.stream().filter(p -> p.name().equals(name)).findFirst()
-                    .orElseThrow(() -> new IllegalArgumentException("no value for :" + name + " in " + sql)));
+            inOrder.add(byName.get(named.group(1)));
             named.appendReplacement(positional, "?");
         }
         named.appendTail(positional).append(" RETURNING pg_notify(?, ?) IS NULL");
-        String statementSql = positional.toString();
-        counter.inspect(statementSql);
-        return session.doReturningWork(c -> {
-            try (PreparedStatement s = c.prepareStatement(statementSql)) {
-                int i = 1;
-                for (GuardedWrite.Parameter p : inOrder) {
-                    bindForPostgres(s, i++, p.value(), p.type());
-                }
-                s.setString(i++, channel);
-                s.setString(i, sendable(payload));
-                int rows = 0;
-                try (ResultSet rs = s.executeQuery()) {
-                    while (rs.next()) {
-                        rows++;
-                    }
-                }
-                return rows;
+        return Database.jdbc(counter, session, positional.toString(), s -> {
+            int i = 1;
+            for (GuardedWrite.Parameter p : inOrder) {
+                bindForPostgres(s, i++, p.value(), p.type());
             }
+            s.setString(i++, channel);
+            s.setString(i, sendable(payload));
+            int rows = 0;
+            try (ResultSet rs = s.executeQuery()) {
+                while (rs.next()) {
+                    rows++;
+                }
+            }
+            return rows;
         });
     }
 
