@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -48,6 +49,8 @@ public final class Notifications implements AutoCloseable {
     private final StatementCounter counter;
     private final Map<String, List<Consumer<String>>> listeners = new ConcurrentHashMap<>();
     private volatile PostgresListener listener;
+    /** What this process last said about its waiters, by channel ({@link #announceWaiting}). */
+    private final Map<String, Instant> announcedUntil = new ConcurrentHashMap<>();
     private volatile boolean closed;
 
     /** Opens the one connection the listener holds, outside the engine's pool. */
@@ -59,6 +62,34 @@ public final class Notifications implements AutoCloseable {
         this.postgres = Sql.isPostgres(productName);
         this.listenerConnection = listenerConnection;
         this.counter = counter;
+    }
+
+    /**
+     * The SQL condition, for a publisher's statement, that a process has said it has a waiter on a
+     * channel ({@link #announceWaiting}); parameters: the channel, the time now. A NOTIFY takes one
+     * lock for the whole database until its transaction ends (PostgreSQL's async.c), so notes
+     * nobody listens for made every release of 16 threads wait for the others' commits (issue 16).
+     */
+    public static final String SOMEONE_WAITS = "EXISTS (SELECT 1 FROM ts_waiting WHERE channel = ? AND waiting_until > ?)";
+
+    /**
+     * Whether this process must say (again) that it has a waiter on {@code channel}: never on a
+     * database without notifications; else when what it last said lapses within half a {@code period}.
+     */
+    public boolean mustAnnounceWaiting(String channel, Instant now, Duration period) {
+        Instant until = announcedUntil.get(channel);
+        return postgres && (until == null || until.isBefore(now.plus(period.dividedBy(2))));
+    }
+
+    /** Says, in {@code session}, that a process has a waiter on {@code channel} until {@code until}. */
+    public void announceWaiting(StatelessSession session, String channel, Instant until) {
+        Database.jdbc(counter, session, "INSERT INTO ts_waiting (channel, waiting_until) VALUES (?, ?) ON CONFLICT (channel)"
+                + " DO UPDATE SET waiting_until = GREATEST(ts_waiting.waiting_until, EXCLUDED.waiting_until)", s -> {
+            s.setString(1, channel);
+            s.setObject(2, until.atOffset(ZoneOffset.UTC));
+            return s.executeUpdate();
+        });
+        announcedUntil.merge(channel, until, (a, b) -> a.isAfter(b) ? a : b);
     }
 
     /**
@@ -153,7 +184,7 @@ public final class Notifications implements AutoCloseable {
     }
 
     /** The payload as sent: too long a one becomes {@link #EVERYTHING}. */
-    static String sendable(String payload) {
+    public static String sendable(String payload) {
         return payload.getBytes(java.nio.charset.StandardCharsets.UTF_8).length > MAX_PAYLOAD_BYTES ? EVERYTHING : payload;
     }
 

@@ -38,7 +38,12 @@ public final class Sweep {
 
     /** Sweeps in {@code session} about one call in {@code oneIn}; returns the rows deleted. */
     public int nowAndThen(StatelessSession session, Map<String, Object> parameters) {
-        return ThreadLocalRandom.current().nextInt(oneIn) == 0 ? run(session, parameters) : 0;
+        return due() ? run(session, parameters) : 0;
+    }
+
+    /** Whether this call is one of the one in {@code oneIn} that sweeps, for a caller that sweeps in a transaction of its own. */
+    public boolean due() {
+        return ThreadLocalRandom.current().nextInt(oneIn) == 0;
     }
 
     /** One batch: at most {@code batch} rows matching the condition deleted. */

@@ -158,6 +158,9 @@ public final class TreeLockService {
                             granted = true;
                             return Optional.of(new DefaultTreeLockHandle(this, mine, request, marks));
                         }
+                        if (waiter != null && store.announceWaiter(lease)) {
+                            continue; // a release in another process between the refusal and now sent no note: look again
+                        }
                         if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
                             requeueAt = System.nanoTime() + lease.toNanos() / 2;
                             boolean placed = queued;

@@ -41,9 +41,13 @@ final class TreeLockStore {
     private final Database database;
     private final Map<GrayMode, String> acquireSql = new EnumMap<>(GrayMode.class);
     private final Map<GrayMode, String> releaseSql = new EnumMap<>(GrayMode.class);
+    /** PostgreSQL: an acquire and a release in one statement each; null elsewhere. */
+    private final OneStatementTreeLocks oneStatement;
 
     TreeLockStore(Database database) {
         this.database = database;
+        this.oneStatement = Sql.isPostgres(database.productName())
+                ? new OneStatementTreeLocks(database, HEADS.freeMineOrLapsed("a.lease", "a.now_at")) : null;
         for (GrayMode mode : GrayMode.values()) {
             StringBuilder sql = new StringBuilder("UPDATE ts_tree_node SET usn = usn + 1, ").append(mode.column)
                     .append(" = ").append(mode.column).append(" + 1 WHERE node_path = :path");
@@ -73,6 +77,12 @@ final class TreeLockStore {
     /** Grants the whole request in one transaction, or throws {@link Blocked} having written nothing. */
     TreeLeaseRecord acquire(String leaseId, String owner, TreeLockRequest request, SortedMap<TreePath, GrayMode> marks,
                             String ticket, boolean queued, Duration lease) {
+        if (oneStatement != null) {
+            TreeLeaseRecord granted = oneStatement.acquire(leaseId, owner, request, marks, ticket, lease);
+            if (granted != null) {
+                return granted;
+            }
+        }
         boolean[] ranBefore = {false};
         return database.inTransaction(() -> "locking " + request + " for " + owner, session -> {
             // Run again after an abort at commit: if that commit landed after all, its lease is here, and
@@ -127,6 +137,13 @@ final class TreeLockStore {
     }
 
     boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks, java.util.Collection<TreePath> nodes) {
+        if (oneStatement != null) {
+            boolean released = oneStatement.release(leaseId, marks, CHANNEL, paths(nodes));
+            if (released && IDLE_NODES.due()) {
+                sweepIdleNodes(); // its own transaction: a sweep reads the rows it deletes FOR UPDATE
+            }
+            return released;
+        }
         return database.inTransaction(() -> "releasing tree lock lease " + leaseId, session -> {
             // The DELETE itself tells the other processes' waiters (no round trip of its own).
             boolean released = LEASES.release(leaseId, null).notifying(database.notifications(), CHANNEL, paths(nodes))
@@ -137,6 +154,23 @@ final class TreeLockStore {
             }
             return released;
         });
+    }
+
+    /**
+     * Says that this process has a waiter, so that releases in every process notify it (on
+     * PostgreSQL they send no note while nobody waits); true if it said so just now — a release
+     * that committed before it did not notify. Said again only once half a lease has passed.
+     */
+    boolean announceWaiter(Duration lease) {
+        Instant now = database.now();
+        if (!database.notifications().mustAnnounceWaiting(CHANNEL, now, lease)) {
+            return false;
+        }
+        database.alone(() -> "announcing a tree lock waiter", session -> {
+            database.notifications().announceWaiting(session, CHANNEL, now.plus(lease));
+            return null;
+        });
+        return true;
     }
 
     /** The channel on which a release (or a waiter leaving its queue) tells the other processes' waiters. */

@@ -8,4 +8,9 @@ class PostgresTreeLockContractTest extends AbstractTreeLockContractTest {
     protected EngineConfig config() {
         return TestDatabases.postgres();
     }
+
+    @Override
+    protected boolean locksInOneStatement() {
+        return true;
+    }
 }

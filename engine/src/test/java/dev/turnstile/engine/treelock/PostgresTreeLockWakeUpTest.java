@@ -9,8 +9,17 @@ import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -26,13 +35,18 @@ import static org.assertj.core.api.Assertions.assertThat;
 class PostgresTreeLockWakeUpTest {
     private static final Duration STARTUP = Duration.ofSeconds(60);
 
-    @Test
-    void aReleaseInAnotherProcess_wakesTheWaiterHere_beforeItsNextPoll() throws Exception {
-        EngineConfig pg = TestDatabases.postgres();
-        EngineConfig config = EngineConfig.from(pg)
+    /** {@code pg} with a tree-lock policy that waits five minutes between attempts. */
+    private static EngineConfig slowPoll(EngineConfig pg) {
+        return EngineConfig.from(pg)
                 .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(100).waitDuration(Duration.ofMinutes(5)).build())
                 .treeLockRetryPolicy("slow-poll")
                 .build();
+    }
+
+    @Test
+    void aReleaseInAnotherProcess_wakesTheWaiterHere_beforeItsNextPoll() throws Exception {
+        EngineConfig pg = TestDatabases.postgres();
+        EngineConfig config = slowPoll(pg);
         String site = UUID.randomUUID().toString().substring(0, 8);
         TreePath bench = TreePath.root("site", site).child("workshop", "A").child("bench", "1");
         try (ContentEngine engine = ContentEngine.open(config);
@@ -51,5 +65,64 @@ class PostgresTreeLockWakeUpTest {
             holder.send("EXIT");
             assertThat(holder.awaitExit(STARTUP)).isZero();
         }
+    }
+
+    /**
+     * Every NOTIFY holds one lock of the whole database until its commit ends, so a release sends a
+     * note only while some process has said it has a waiter (issue 16). Two engines on a database
+     * of this test's own, as two processes: nobody waits, no note; a waiter in the other engine, a
+     * note, and that waiter (whose policy polls every five minutes) is granted by it.
+     */
+    @Test
+    void aReleaseSendsANote_onlyWhileAWaiterInSomeProcessHasSaidItWaits() throws Exception {
+        String name = "ts_wake_" + UUID.randomUUID().toString().substring(0, 8);
+        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
+        TreePath bench = TreePath.root("site", "s").child("workshop", "A").child("bench", "1");
+        try (ContentEngine releasing = ContentEngine.open(db);
+             ContentEngine waiting = ContentEngine.open(slowPoll(db));
+             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
+            try (Statement s = listening.createStatement()) {
+                s.execute("LISTEN " + TreeLockStore.CHANNEL);
+            }
+            releasing.session("alone").treeLocks().lock(Set.of(bench), Duration.ZERO).unlock();
+            assertThat(notesUntilMarker(db, listening)).as("notes of a release nobody waits for").isEmpty();
+
+            TreeLockHandle held = releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO);
+            TreeLockService waiter = ((DefaultTreeLocks) waiting.treeLocks()).service();
+            CompletableFuture<TreeLockHandle> granted = CompletableFuture.supplyAsync(
+                    () -> waiter.lock(TreeLockRequest.exclusive(bench), "waiter", Duration.ofMinutes(10)));
+            org.awaitility.Awaitility.await("the waiter queued").atMost(STARTUP).until(() -> waiter.hasQueue(bench));
+            held.unlock();
+            granted.get(60, TimeUnit.SECONDS).unlock();
+            assertThat(notesUntilMarker(db, listening)).as("notes once a waiter said it waits").contains(bench.toString());
+        } finally {
+            TestDatabases.dropDatabase(TestDatabases.postgres(), name);
+        }
+    }
+
+    /**
+     * The notes {@code listening} has had on the tree-lock channel, up to a marker sent now: notes
+     * arrive in commit order, so a release committed before the marker sent its note before it.
+     */
+    private static List<String> notesUntilMarker(EngineConfig db, Connection listening) throws Exception {
+        String marker = "marker " + UUID.randomUUID();
+        try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password());
+             PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            s.setString(1, TreeLockStore.CHANNEL);
+            s.setString(2, marker);
+            s.execute();
+        }
+        List<String> notes = new ArrayList<>();
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            PGNotification[] arrived = listening.unwrap(PGConnection.class).getNotifications(1000);
+            for (PGNotification n : arrived == null ? new PGNotification[0] : arrived) {
+                if (n.getParameter().equals(marker)) {
+                    return notes;
+                }
+                notes.add(n.getParameter());
+            }
+        }
+        throw new AssertionError("the marker note did not arrive within " + STARTUP);
     }
 }
