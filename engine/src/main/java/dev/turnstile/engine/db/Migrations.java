@@ -91,17 +91,20 @@ public final class Migrations {
         }
     }
 
-    /** The version that spreads tree-lock marks over stripes ({@code V3__tree_lock_intention_stripes}). */
-    private static final String INTENTION_STRIPES = "3";
+    /**
+     * The last version that changed where tree-lock marks are: {@code V3__tree_lock_intention_stripes}
+     * spread them over stripes, {@code V4__tree_lock_stripes_and_waiters} over more of them.
+     */
+    private static final String TREE_LOCK_LAYOUT = "4";
 
     /**
-     * Version 3 clears what tree locks older releases left, since their marks are not where this
+     * Versions 3 and 4 clear what tree locks older releases left, since their marks are not where this
      * release looks for them. A live one means an engine of an older release holds it, and may
      * still be running: refused, naming how many and until when, and nothing is migrated.
      */
     private static void refuseWhileOldTreeLocksAreLive(Flyway flyway, DataSource dataSource, String productName, String where) {
         MigrationInfo current = flyway.info().current();
-        if (current == null || current.getVersion().isAtLeast(INTENTION_STRIPES)) {
+        if (current == null || current.getVersion().isAtLeast(TREE_LOCK_LAYOUT)) {
             return;
         }
         String now = Sql.isMariaDb(productName) ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
@@ -117,7 +120,7 @@ public final class Migrations {
                     throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "The Turnstile schema in " + where
                             + " is at version " + current.getVersion() + " and " + live + " tree lock(s) taken by an older"
                             + " release are live (the last lapses at " + rs.getString(2) + "); schema version "
-                            + INTENTION_STRIPES + " records tree locks differently: stop every engine of the older release,"
+                            + TREE_LOCK_LAYOUT + " records tree locks differently: stop every engine of the older release,"
                             + " then open this one after that time");
                 }
             }

@@ -12,7 +12,6 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
-import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -73,12 +72,13 @@ public final class Notifications implements AutoCloseable {
     public static final String SOMEONE_WAITS = "EXISTS (SELECT 1 FROM ts_waiting WHERE channel = ? AND waiting_until > ?)";
 
     /**
-     * Whether this process must say (again) that it has a waiter on {@code channel}: never on a
-     * database without notifications; else when what it last said lapses within half a {@code period}.
+     * Whether this process must say (again) that it has a waiter on {@code channel} until
+     * {@code waitingUntil}: never on a database without notifications; else if what it last said
+     * lapses before then.
      */
-    public boolean mustAnnounceWaiting(String channel, Instant now, Duration period) {
+    public boolean mustAnnounceWaiting(String channel, Instant waitingUntil) {
         Instant until = announcedUntil.get(channel);
-        return postgres && (until == null || until.isBefore(now.plus(period.dividedBy(2))));
+        return postgres && (until == null || until.isBefore(waitingUntil));
     }
 
     /** Says, in {@code session}, that a process has a waiter on {@code channel} until {@code until}. */

@@ -33,8 +33,8 @@ final class IntentionStripes {
      */
     static int of(TreePath node) {
         return switch (node.depth()) {
-            case 1 -> 8;
-            case 2 -> 4;
+            case 1 -> 32;
+            case 2 -> 16;
             default -> 1;
         };
     }

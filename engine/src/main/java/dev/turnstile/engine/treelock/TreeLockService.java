@@ -158,7 +158,7 @@ public final class TreeLockService {
                             granted = true;
                             return Optional.of(new DefaultTreeLockHandle(this, mine, request, marks));
                         }
-                        if (waiter != null && store.announceWaiter(lease)) {
+                        if (waiter != null && store.announceWaiter(Duration.ofNanos(nextWait(attempt, deadline)))) {
                             continue; // a release in another process between the refusal and now sent no note: look again
                         }
                         if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
@@ -195,7 +195,7 @@ public final class TreeLockService {
                 if (remaining <= 0) {
                     return Optional.empty();
                 }
-                waiter.await(Math.min(remaining, Duration.ofMillis(intervals().apply(Math.min(attempt, 30))).toNanos()));
+                waiter.await(nextWait(attempt, deadline));
             }
         } finally {
             waiters.remove(waiter);
@@ -203,6 +203,11 @@ public final class TreeLockService {
                 leaveQueue(leaseId, request);
             }
         }
+    }
+
+    /** How long a waiter refused at {@code attempt} waits before it looks again, at most until {@code deadline}. */
+    private long nextWait(int attempt, long deadline) {
+        return Math.max(0, Math.min(deadline - System.nanoTime(), Duration.ofMillis(intervals().apply(Math.min(attempt, 30))).toNanos()));
     }
 
     /**

@@ -213,16 +213,16 @@ class MigrationsTest {
     }
 
     /**
-     * Version 3 spreads the marks of sites and workshops over stripes: a tree lock an older release
-     * marked would be released on rows it is not on, and its workshop's IX would stay on the site for
+     * Version 3 spreads the marks of sites and workshops over stripes, version 4 over more of them: a
+     * tree lock an older release marked would be released on rows it is not on, and its workshop's IX would stay on the site for
      * good. So a live one refuses the migration (an engine of that release may still run), and once
      * it has lapsed, the migration clears what it left.
      */
-    private void versionTwoDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed(String vendor)
+    private void versionThreeDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed(String vendor)
             throws Exception {
         EngineConfig v2 = newDatabase(vendor, "v2");
         Flyway.configure().dataSource(v2.jdbcUrl(), v2.username(), v2.password()).table(Migrations.HISTORY_TABLE)
-                .locations(Migrations.location(product(vendor))).target("2").load().migrate();
+                .locations(Migrations.location(product(vendor))).target("3").load().migrate();
         String now = vendor.equals("mariadb") ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
         try (Connection c = connect(v2); Statement s = c.createStatement()) {
             // What release 0.2 wrote for X on site:S/workshop:A: the lease, X on the workshop's row, IX on the site's.
@@ -234,10 +234,10 @@ class MigrationsTest {
 
         assertThatThrownBy(() -> ContentEngine.open(v2).close())
                 .isInstanceOf(EngineRuntimeException.class)
-                .hasMessageContaining("is at version 2 and 1 tree lock(s) taken by an older release are live (the last lapses at ")
-                .hasMessageContaining("schema version 3 records tree locks differently: stop every engine of the older release,"
+                .hasMessageContaining("is at version 3 and 1 tree lock(s) taken by an older release are live (the last lapses at ")
+                .hasMessageContaining("schema version 4 records tree locks differently: stop every engine of the older release,"
                         + " then open this one after that time");
-        assertThat(history(v2)).as("nothing migrated").containsExactly("1 SQL true", "2 SQL true");
+        assertThat(history(v2)).as("nothing migrated").containsExactly("1 SQL true", "2 SQL true", "3 SQL true");
 
         try (Connection c = connect(v2); Statement s = c.createStatement()) {
             s.execute("UPDATE ts_tree_lease SET expires_at = " + now + " - INTERVAL '1' HOUR"); // lapsed: its engine is gone
@@ -251,18 +251,18 @@ class MigrationsTest {
     }
 
     @Test
-    void versionTwoPostgres_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed() throws Exception {
-        versionTwoDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed("postgresql");
+    void versionThreePostgres_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed() throws Exception {
+        versionThreeDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed("postgresql");
     }
 
     @Test
-    void versionTwoMariaDb_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed() throws Exception {
-        versionTwoDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed("mariadb");
+    void versionThreeMariaDb_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed() throws Exception {
+        versionThreeDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed("mariadb");
     }
 
     @Test
-    void versionTwoH2_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed() throws Exception {
-        versionTwoDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed("h2");
+    void versionThreeH2_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed() throws Exception {
+        versionThreeDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed("h2");
     }
 
     private static String product(String vendor) {
