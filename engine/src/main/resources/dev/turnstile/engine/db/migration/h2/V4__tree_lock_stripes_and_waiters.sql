@@ -1,6 +1,6 @@
 -- Who waits on a notification channel (used on PostgreSQL, which has notifications; made on every
--- database so that the schema is one).
-CREATE TABLE ts_waiting (
+-- database so that the schema is one). Harmless if it runs twice (a database baselined at 1 that has it).
+CREATE TABLE IF NOT EXISTS ts_waiting (
     channel varchar(64) NOT NULL PRIMARY KEY,
     waiting_until timestamp(6) with time zone NOT NULL
 );
