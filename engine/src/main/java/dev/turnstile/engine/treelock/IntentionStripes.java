@@ -6,6 +6,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The rows of {@code ts_tree_node} a node's marks are written to. Every lock below a node marks it
@@ -54,9 +57,28 @@ final class IntentionStripes {
     }
 
     /**
+     * Successive leases of this process take successive stripes (the slot in a lease id's first two
+     * hex digits; 32 and 16 divide 256), so locks held at once in one process rarely share a stripe:
+     * with stripes by a hash of a random id, 16 threads of one site waited on each other's rows. It
+     * starts at random, so that processes do not move in step.
+     */
+    private static final AtomicInteger NEXT_SLOT = new AtomicInteger(ThreadLocalRandom.current().nextInt(256));
+
+    /** A new lease id: a random UUID whose first two hex digits are this process's next slot. */
+    static String newLeaseId() {
+        int slot = NEXT_SLOT.getAndIncrement() & 0xff;
+        return (slot < 16 ? "0" : "") + Integer.toHexString(slot) + UUID.randomUUID().toString().substring(2);
+    }
+
+    /** The stripe of {@code node} that lease {@code leaseId} marks its intentions on: its release and its reaper find the same. */
+    static int stripe(String leaseId, TreePath node) {
+        return Integer.parseInt(leaseId, 0, 2, 16) % of(node);
+    }
+
+    /**
      * The updates that mark {@code marks} for lease {@code leaseId}, in {@link GrayMode#WRITE_ORDER}
      * and stripe order within a node, so that no two transactions wait on each other's rows in a
-     * cycle. The lease's stripe of a node is a hash of its id: its release finds the same rows.
+     * cycle. The lease's stripe of a node comes from its id ({@link #stripe}).
      */
     static List<Mark> marks(SortedMap<TreePath, GrayMode> marks, String leaseId) {
         List<Mark> out = new ArrayList<>();
@@ -64,7 +86,7 @@ final class IntentionStripes {
             TreePath node = mark.getKey();
             GrayMode mode = mark.getValue();
             if (mode == GrayMode.IS || mode == GrayMode.IX) {
-                out.add(new Mark(node, row(node, Math.floorMod(leaseId.hashCode(), of(node))), mode));
+                out.add(new Mark(node, row(node, stripe(leaseId, node)), mode));
             } else {
                 rows(node).forEach(row -> out.add(new Mark(node, row, mode)));
             }

@@ -19,7 +19,6 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
-import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
 
@@ -124,7 +123,7 @@ public final class TreeLockService {
         if (maxWait == null || maxWait.isNegative()) {
             throw EngineRuntimeException.badArgument("maxWait", maxWait, "zero or a positive duration");
         }
-        String leaseId = UUID.randomUUID().toString();
+        String leaseId = IntentionStripes.newLeaseId();
         SortedMap<TreePath, GrayMode> marks = GrayMode.marksOf(request);
         String ticket = ticket(database.now(), leaseId);
         long deadline = System.nanoTime() + maxWait.toNanos();

@@ -155,6 +155,20 @@ public abstract class AbstractTreeLockContractTest {
         assertThat(nodesWithRows()).isEmpty();
     }
 
+    /** How many rows of this test's site (its own and its stripes) hold an intention, read with plain JDBC. */
+    private int siteStripesMarked() throws Exception {
+        try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+             var s = c.prepareStatement("SELECT COUNT(*) FROM ts_tree_node WHERE (node_path = ? OR node_path LIKE ?)"
+                     + " AND (is_count > 0 OR ix_count > 0)")) {
+            s.setString(1, site.toString());
+            s.setString(2, site + "/:%");
+            try (var rs = s.executeQuery()) {
+                rs.next();
+                return rs.getInt(1);
+            }
+        }
+    }
+
     /** The nodes of this test's site that have rows (their own or a stripe), read with plain JDBC. */
     private Set<String> nodesWithRows() throws Exception {
         try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
@@ -172,16 +186,19 @@ public abstract class AbstractTreeLockContractTest {
     }
 
     @Test
-    void benchLocksSpreadTheirIntentionsOverTheSitesStripes_andEveryOneHoldsTheSiteBack() {
-        // Bench locks until every stripe of the site holds an intention (each lease's stripe is its own).
+    void benchLocksHeldAtOnce_markEveryStripeOfTheSiteInTurn_andEveryOneHoldsTheSiteBack() throws Exception {
+        // As many bench locks as the site has stripes, held at once: successive leases of a process
+        // take successive stripes, so each marks its own (by a hash of a random id, 16 threads of one
+        // site waited on each other's rows).
         List<TreeLockHandle> held = new ArrayList<>();
         Set<Integer> stripes = new java.util.TreeSet<>();
-        for (int b = 0; stripes.size() < IntentionStripes.of(site) && b < 500; b++) {
+        for (int b = 0; b < IntentionStripes.of(site); b++) {
             TreeLockHandle h = tryX(bench("W" + b % 4, "B" + b)).orElseThrow();
             held.add(h);
-            stripes.add(Math.floorMod(h.lockToken().hashCode(), IntentionStripes.of(site)));
+            stripes.add(IntentionStripes.stripe(h.lockToken(), site));
         }
         assertThat(stripes).as("stripes of the site marked").hasSize(IntentionStripes.of(site));
+        assertThat(siteStripesMarked()).as("stripe rows of the site with an intention").isEqualTo(IntentionStripes.of(site));
         // Released in turn, the site stays refused to X and S until the last goes; IS (S lower down) passes.
         while (!held.isEmpty()) {
             assertThat(tryX(site)).as("X on the site with %d bench locks held", held.size()).isEmpty();
