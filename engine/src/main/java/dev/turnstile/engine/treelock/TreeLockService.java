@@ -136,6 +136,7 @@ public final class TreeLockService {
             boolean inDoubt = false;
             boolean wasInDoubt = false;
             for (int attempt = 1; ; attempt++) {
+                long wait = -1; // this refusal's wait, drawn once (the policy's waits may be jittered)
                 try {
                     TreeLeaseRecord record = inDoubt ? store.lease(leaseId) : null;
                     inDoubt = false;
@@ -157,7 +158,8 @@ public final class TreeLockService {
                             granted = true;
                             return Optional.of(new DefaultTreeLockHandle(this, mine, request, marks));
                         }
-                        if (waiter != null && store.announceWaiter(Duration.ofNanos(nextWait(attempt, deadline)))) {
+                        wait = nextWait(attempt, deadline);
+                        if (waiter != null && store.announceWaiter(Duration.ofNanos(wait))) {
                             continue; // a release in another process between the refusal and now sent no note: look again
                         }
                         if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
@@ -194,7 +196,7 @@ public final class TreeLockService {
                 if (remaining <= 0) {
                     return Optional.empty();
                 }
-                waiter.await(nextWait(attempt, deadline));
+                waiter.await(wait >= 0 ? wait : nextWait(attempt, deadline));
             }
         } finally {
             waiters.remove(waiter);
