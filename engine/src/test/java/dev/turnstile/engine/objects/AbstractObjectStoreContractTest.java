@@ -857,7 +857,7 @@ public abstract class AbstractObjectStoreContractTest {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);
         try {
-            List<Future<int[]>> results = new ArrayList<>();
+            List<Future<Increments>> results = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 ObjectStore os = engine.session("worker" + t).objectStore();
                 results.add(pool.submit(() -> {
@@ -866,19 +866,20 @@ public abstract class AbstractObjectStoreContractTest {
                 }));
             }
             start.countDown();
-            int successes = 0;
-            int conflicts = 0;
-            for (Future<int[]> f : results) {
-                int[] r = f.get(5, TimeUnit.MINUTES);
-                successes += r[0];
-                conflicts += r[1];
+            List<Increments> done = new ArrayList<>();
+            for (Future<Increments> f : results) {
+                done.add(f.get(5, TimeUnit.MINUTES));
             }
+            int successes = done.stream().mapToInt(i -> i.saved().size()).sum();
+            int conflicts = done.stream().mapToInt(Increments::conflicts).sum();
             CustomObject end = fetch(alice, id);
             assertThat(successes).isEqualTo(threads * incrementsEach);
             // Both at once, so a loss tells its kind: a USN one ahead of the counter means a save let
             // through over a USN another had moved; both one short, two saves that wrote the same USN.
+            // And what each save said it wrote, where that departs from one save per USN 1..n.
             assertThat(List.of((long) end.getProperties().getInteger32Value("Counter"), end.getUpdateSequenceNumber()))
-                    .as("the counter and the USN after %d saves that succeeded (%d conflicts)", successes, conflicts)
+                    .as(() -> "the counter and the USN after %d saves that succeeded (%d conflicts)%s"
+                            .formatted(successes, conflicts, Increments.oddities(done)))
                     .containsExactly((long) successes, (long) successes);
             System.out.printf("%s: %d increments, %d conflicts%n", getClass().getSimpleName(), successes, conflicts);
         } finally {
@@ -886,15 +887,42 @@ public abstract class AbstractObjectStoreContractTest {
         }
     }
 
-    /** Fetch-modify-save until {@code count} saves succeeded; returns {successes, conflicts}. */
-    private int[] incrementLoop(ObjectStore os, UUID id, int count) {
+    /** One worker's successful saves, as the saved instance saw them (USN → counter written), and its lost races. */
+    private record Increments(String worker, java.util.Map<Long, Integer> saved, int conflicts) {
+        /** Saves that claimed the same USN, USNs no save claimed, and saves whose counter is not their USN. */
+        static String oddities(List<Increments> all) {
+            java.util.TreeMap<Long, List<String>> byUsn = new java.util.TreeMap<>();
+            for (Increments i : all) {
+                i.saved().forEach((usn, counter) -> byUsn.computeIfAbsent(usn, k -> new ArrayList<>())
+                        .add(i.worker() + " wrote " + counter));
+            }
+            List<String> odd = new ArrayList<>();
+            long last = byUsn.isEmpty() ? 0 : byUsn.lastKey();
+            for (long usn = 1; usn <= last && odd.size() < 20; usn++) {
+                List<String> claims = byUsn.getOrDefault(usn, List.of());
+                if (claims.size() != 1 || !claims.get(0).endsWith(" wrote " + usn)) {
+                    odd.add("USN " + usn + ": " + (claims.isEmpty() ? "no save" : claims));
+                }
+            }
+            return odd.isEmpty() ? "" : "; the saves: " + String.join(", ", odd);
+        }
+    }
+
+    /** Fetch-modify-save until {@code count} saves succeeded, each recorded with the USN it reported. */
+    private Increments incrementLoop(ObjectStore os, UUID id, int count) {
         CustomObject o = os.fetchCustomObject(counterClass, id, PropertyFilter.of("Counter"));
+        java.util.Map<Long, Integer> saved = new java.util.HashMap<>();
         int conflicts = 0;
-        for (int done = 0; done < count; ) {
-            o.getProperties().putValue("Counter", o.getProperties().getInteger32Value("Counter") + 1);
+        while (saved.size() < count) {
+            int next = o.getProperties().getInteger32Value("Counter") + 1;
+            o.getProperties().putValue("Counter", next);
             try {
                 o.save(RefreshMode.REFRESH);
-                done++;
+                Integer before = saved.put(o.getUpdateSequenceNumber(), next);
+                if (before != null) {
+                    throw new AssertionError("two saves of " + Thread.currentThread().getName() + " reported USN "
+                            + o.getUpdateSequenceNumber() + " (counter " + before + ", then " + next + ")");
+                }
             } catch (EngineRuntimeException e) {
                 if (e.getExceptionCode() != ExceptionCode.E_OBJECT_MODIFIED) {
                     throw e;
@@ -903,6 +931,6 @@ public abstract class AbstractObjectStoreContractTest {
                 o.refresh(PropertyFilter.of("Counter"));
             }
         }
-        return new int[] {count, conflicts};
+        return new Increments(Thread.currentThread().getName(), saved, conflicts);
     }
 }
