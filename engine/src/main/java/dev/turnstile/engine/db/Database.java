@@ -416,6 +416,24 @@ public final class Database implements AutoCloseable {
         return productName;
     }
 
+    /**
+     * Says that this process has a waiter on {@code channel} for at least {@code wait} more, so that
+     * releases in other processes notify it (on PostgreSQL they send no note while no other process
+     * waits); true if it said so just now — a release that committed before it did not notify, so
+     * the waiter looks again before it waits. Said once per {@link Notifications#ANNOUNCED_SLACK} at
+     * most while waiters keep waiting briefly, once for a long wait; never where nothing notifies.
+     */
+    public boolean announceWaiter(String channel, Duration wait) {
+        if (!notifications.mustAnnounceWaiting(channel, wait)) {
+            return false;
+        }
+        alone(() -> "announcing a waiter on " + channel, session -> {
+            notifications.announceWaiting(session, channel, wait);
+            return null;
+        });
+        return true;
+    }
+
     /** Wake-ups between the engines on this database (PostgreSQL LISTEN/NOTIFY; none elsewhere). */
     public Notifications notifications() {
         return notifications;

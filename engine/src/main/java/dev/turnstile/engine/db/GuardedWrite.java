@@ -85,8 +85,9 @@ public final class GuardedWrite {
 
     /**
      * Also tells other processes, on a database with notifications, {@code payload} on
-     * {@code channel} if the row is written — delivered when the transaction commits. Sent by the
-     * same statement ({@code RETURNING pg_notify(…)}), so it costs no round trip.
+     * {@code channel} if the row is written and one of them has said it has a waiter there
+     * ({@link Database#announceWaiter}) — delivered when the transaction commits. Sent by the same
+     * statement ({@code RETURNING pg_notify(…)}), so it costs no round trip.
      */
     public GuardedWrite notifying(Notifications notifications, String channel, String payload) {
         this.notifications = notifications;

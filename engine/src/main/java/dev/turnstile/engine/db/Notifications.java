@@ -12,6 +12,7 @@ import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Types;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
@@ -48,8 +49,10 @@ public final class Notifications implements AutoCloseable {
     private final StatementCounter counter;
     private final Map<String, List<Consumer<String>>> listeners = new ConcurrentHashMap<>();
     private volatile PostgresListener listener;
-    /** What this process last said about its waiters, by channel ({@link #announceWaiting}). */
-    private final Map<String, Instant> announcedUntil = new ConcurrentHashMap<>();
+    /** Until when (System.nanoTime) what this process last said about its waiters holds, by channel ({@link #announceWaiting}). */
+    private final Map<String, Long> announcedUntil = new ConcurrentHashMap<>();
+    /** This process (this engine) in {@code ts_waiting}: random, so a restarted one is another. */
+    private final String process = java.util.UUID.randomUUID().toString().substring(0, 13);
     private volatile boolean closed;
 
     /** Opens the one connection the listener holds, outside the engine's pool. */
@@ -64,32 +67,58 @@ public final class Notifications implements AutoCloseable {
     }
 
     /**
-     * The SQL condition, for a publisher's statement, that a process has said it has a waiter on a
-     * channel ({@link #announceWaiting}); parameters: the channel, the time now. A NOTIFY takes one
-     * lock for the whole database until its transaction ends (PostgreSQL's async.c), so notes
-     * nobody listens for made every release of 16 threads wait for the others' commits (issue 16).
+     * The SQL condition, for a publisher's statement, that another process has said it has a waiter
+     * on a channel ({@link #announceWaiting}), by the database's time; parameters:
+     * {@link #waiterParameters}. A NOTIFY takes one lock for the whole database until its
+     * transaction ends (PostgreSQL's async.c), so notes nobody listens for made every release of 16
+     * threads wait for the others' commits (issue 16); this process's own waiters are woken without one.
      */
-    public static final String SOMEONE_WAITS = "EXISTS (SELECT 1 FROM ts_waiting WHERE channel = ? AND waiting_until > ?)";
+    public static final String ANOTHER_PROCESS_WAITS = "EXISTS (SELECT 1 FROM ts_waiting WHERE starts_with(channel, ?)"
+            + " AND channel <> ? AND waiting_until > CURRENT_TIMESTAMP)";
 
-    /**
-     * Whether this process must say (again) that it has a waiter on {@code channel} until
-     * {@code waitingUntil}: never on a database without notifications; else if what it last said
-     * lapses before then.
-     */
-    public boolean mustAnnounceWaiting(String channel, Instant waitingUntil) {
-        Instant until = announcedUntil.get(channel);
-        return postgres && (until == null || until.isBefore(waitingUntil));
+    /** How much longer than its next wait a waiter says it waits: releases notify until then. */
+    static final Duration ANNOUNCED_SLACK = Duration.ofSeconds(2);
+
+    /** How long a lapsed row stays (a process killed never takes its own away); any announcement deletes older ones. */
+    static final Duration LAPSED_KEPT = Duration.ofMinutes(10);
+
+    /** The parameters of {@link #ANOTHER_PROCESS_WAITS} for a release on {@code channel}. */
+    public Object[] waiterParameters(String channel) {
+        return new Object[] {channel + " ", waiterKey(channel)};
     }
 
-    /** Says, in {@code session}, that a process has a waiter on {@code channel} until {@code until}. */
-    public void announceWaiting(StatelessSession session, String channel, Instant until) {
-        Database.jdbc(counter, session, "INSERT INTO ts_waiting (channel, waiting_until) VALUES (?, ?) ON CONFLICT (channel)"
+    /** This process's row for {@code channel}: the channel and the process as one key (the table's, since version 4). */
+    private String waiterKey(String channel) {
+        return channel + " " + process;
+    }
+
+    /**
+     * Whether this process must say (again) that it has a waiter on {@code channel} for {@code wait}
+     * more: never on a database without notifications; else if what it last said lapses before then.
+     */
+    boolean mustAnnounceWaiting(String channel, Duration wait) {
+        Long until = announcedUntil.get(channel);
+        return postgres && (until == null || until - (System.nanoTime() + wait.toNanos()) < 0);
+    }
+
+    /**
+     * Says, in {@code session}, that this process has a waiter on {@code channel} for {@code wait}
+     * and {@link #ANNOUNCED_SLACK} more, by the database's time; the same statement deletes rows
+     * that lapsed {@link #LAPSED_KEPT} ago (processes gone).
+     */
+    void announceWaiting(StatelessSession session, String channel, Duration wait) {
+        long saidAt = System.nanoTime();
+        Duration said = wait.plus(ANNOUNCED_SLACK);
+        Database.jdbc(counter, session, "WITH lapsed AS (DELETE FROM ts_waiting WHERE waiting_until < CURRENT_TIMESTAMP"
+                + " - ? * INTERVAL '1 millisecond') INSERT INTO ts_waiting (channel, waiting_until)"
+                + " VALUES (?, CURRENT_TIMESTAMP + ? * INTERVAL '1 millisecond') ON CONFLICT (channel)"
                 + " DO UPDATE SET waiting_until = GREATEST(ts_waiting.waiting_until, EXCLUDED.waiting_until)", s -> {
-            s.setString(1, channel);
-            s.setObject(2, until.atOffset(ZoneOffset.UTC));
+            s.setLong(1, LAPSED_KEPT.toMillis());
+            s.setString(2, waiterKey(channel));
+            s.setLong(3, said.toMillis());
             return s.executeUpdate();
         });
-        announcedUntil.merge(channel, until, (a, b) -> a.isAfter(b) ? a : b);
+        announcedUntil.merge(channel, saidAt + said.toNanos(), (a, b) -> a - b > 0 ? a : b);
     }
 
     /**
@@ -132,7 +161,8 @@ public final class Notifications implements AutoCloseable {
 
     /**
      * As above, for a statement whose parameters are {@code parameters} (named in {@code sql} as
-     * {@code :name}). On PostgreSQL it runs by plain JDBC, counted in the engine's statistics as
+     * {@code :name}), and only while another process has a waiter on {@code channel}
+     * ({@link #ANOTHER_PROCESS_WAITS}): its waiters must say so first. On PostgreSQL it runs by plain JDBC, counted in the engine's statistics as
      * Hibernate's statements are: Hibernate mapped the native query's result afresh on every
      * execution, most of an unlock's CPU in a profile of lock+unlock pairs (issue 16, item 5).
      */
@@ -150,11 +180,15 @@ public final class Notifications implements AutoCloseable {
             inOrder.add(byName.get(named.group(1)));
             named.appendReplacement(positional, "?");
         }
-        named.appendTail(positional).append(" RETURNING pg_notify(?, ?) IS NULL");
+        named.appendTail(positional).append(" RETURNING CASE WHEN ").append(ANOTHER_PROCESS_WAITS)
+                .append(" THEN pg_notify(?, ?) END IS NULL");
         return Database.jdbc(counter, session, positional.toString(), s -> {
             int i = 1;
             for (GuardedWrite.Parameter p : inOrder) {
                 bindForPostgres(s, i++, p.value(), p.type());
+            }
+            for (Object p : waiterParameters(channel)) {
+                s.setObject(i++, p);
             }
             s.setString(i++, channel);
             s.setString(i, sendable(payload));

@@ -57,11 +57,13 @@ final class ObjectPersistence {
     /** Locks held by this engine's sessions, by what it wrote ({@link #refuseIfHeldHereByAnother}); bounded. */
     private final Cache<UUID, HeldHere> heldHere = Caffeine.newBuilder().maximumSize(10_000).build();
     /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
-    private final WakeUps unlockWaiters = new WakeUps();
+    private final WakeUps unlockWaiters;
     /** Whether a lock request may be decided in one statement ({@link #lockInOneStatement}). */
     private final boolean postgres;
     /** The channel on which an unlock (or a delete) tells other processes' waiters the object's id. */
     static final String UNLOCKS = "turnstile_object_unlock";
+    /** A note's line for an object deleted (which every waiter must learn), where an unlock's is the id alone. */
+    private static final String DELETED = "deleted ";
 
     ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors, SystemClasses systemClasses) {
         this.systemClasses = systemClasses;
@@ -69,11 +71,18 @@ final class ObjectPersistence {
         this.classes = classes;
         this.preprocessors = preprocessors;
         this.postgres = Sql.isPostgres(database.productName());
+        this.unlockWaiters = new WakeUps(wait -> database.announceWaiter(UNLOCKS, wait));
         database.notifications().listen(UNLOCKS, note -> {
             if (note.equals(Notifications.EVERYTHING)) {
                 unlockWaiters.wakeAll();
             } else {
-                note.lines().forEach(id -> unlockWaiters.wake(UUID.fromString(id)));
+                note.lines().forEach(line -> {
+                    if (line.startsWith(DELETED)) {
+                        unlockWaiters.wake(UUID.fromString(line.substring(DELETED.length())));
+                    } else {
+                        unlockWaiters.wakeOne(UUID.fromString(line));
+                    }
+                });
             }
         });
     }
@@ -139,14 +148,19 @@ final class ObjectPersistence {
         WakeUps.Ticket ticket = locking.isEmpty() || inHost ? null : unlockWaiters.register(locking);
         List<ObjectState> states;
         try {
-            states = writeAlone(what, actor, ordered, inHost);
-            for (int look = 1; states == null; look++) {
-                try {
-                    // In the host's transaction nothing can be rolled back to go again: decide under the row lock there.
-                    states = writeAll(what, actor, ordered, look <= LookAgain.LOOKS && !inHost);
-                } catch (LookAgain raced) {
-                    // Rolled back, nothing written; another writer moved the row on since the look: look again.
+            try {
+                states = attempt(what, actor, ordered, inHost);
+            } catch (EngineRuntimeException e) {
+                // Refused, and this process had not said it waits for an unlock: an unlock elsewhere that
+                // committed before it said so sent no note. Said now, one more look finds such an unlock.
+                if (e.getExceptionCode() != ExceptionCode.E_OBJECT_LOCKED || ticket == null || !ticket.announce()) {
+                    throw e;
                 }
+                states = attempt(what, actor, ordered, inHost);
+            }
+            if (ticket != null) {
+                ticket.closeUsed(); // granted: a wake-up it holds is for a lock it now has
+                ticket = null;
             }
         } catch (EngineRuntimeException e) {
             // What this engine knew of these objects' locks may be wrong now (an unlock refused, a row gone).
@@ -181,10 +195,29 @@ final class ObjectPersistence {
                 if (lockActions.get(i).unlocking()) {
                     lockCounts.released(ordered.get(i).getId());
                 }
-                unlockWaiters.wake(ordered.get(i).getId());
+                if (states.get(i) == null) {
+                    unlockWaiters.wake(ordered.get(i).getId()); // deleted: every waiter learns it
+                } else {
+                    unlockWaiters.wakeOne(ordered.get(i).getId()); // one of them can have it
+                }
             }
             ordered.get(i).saved(states.get(i), mode);
         }
+    }
+
+    /** One attempt at the save: alone if it can be, else a transaction, looked at again while others moved the rows on. */
+    private List<ObjectState> attempt(Supplier<String> what, LockRules.Actor actor, List<DefaultIndependentObject> ordered,
+                                      boolean inHost) {
+        List<ObjectState> states = writeAlone(what, actor, ordered, inHost);
+        for (int look = 1; states == null; look++) {
+            try {
+                // In the host's transaction nothing can be rolled back to go again: decide under the row lock there.
+                states = writeAll(what, actor, ordered, look <= LookAgain.LOOKS && !inHost);
+            } catch (LookAgain raced) {
+                // Rolled back, nothing written; another writer moved the row on since the look: look again.
+            }
+        }
+        return states;
     }
 
     /** Every unexpired cooperative lock by the database clock, soonest expiry first. */
@@ -646,7 +679,7 @@ final class ObjectPersistence {
         preprocessors.run(definition, Action.DELETE, o.getId(), tx, new LinkedHashMap<>(current.values()), current.values());
         GuardedWrite write = GuardedWrite.of("ts_object", "id", o.getId()).ifUsn(current.usn());
         if (current.lock().exists()) {
-            write.notifying(database.notifications(), UNLOCKS, o.getId().toString()); // its waiters learn it is gone
+            write.notifying(database.notifications(), UNLOCKS, DELETED + o.getId()); // its waiters learn it is gone
         }
         if (!write.delete(session)) {
             throw lostRace(session, o.getClassName(), o.getId(), current.usn());

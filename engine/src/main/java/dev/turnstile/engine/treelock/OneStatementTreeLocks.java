@@ -94,7 +94,7 @@ final class OneStatementTreeLocks {
                     FROM w WHERE n.node_path = w.row_path AND (SELECT count(*) FROM l) > 0 RETURNING 1)
                 SELECT (SELECT count(*) FROM gone) AS released, (SELECT count(*) FROM unmarked) AS unmarked,
                     CASE WHEN EXISTS (SELECT 1 FROM gone) AND %s THEN pg_notify(?, ?) END IS NULL AS quiet
-                """.formatted("%s", unmark, Notifications.SOMEONE_WAITS);
+                """.formatted("%s", unmark, Notifications.ANOTHER_PROCESS_WAITS);
     }
 
     /**
@@ -153,15 +153,16 @@ final class OneStatementTreeLocks {
 
     /**
      * Releases the lease and its marks; false if it was already gone. Tells the waiters of other
-     * processes, if one has said it has any ({@link Notifications#SOMEONE_WAITS}).
+     * processes, if one has said it has any ({@link Notifications#ANOTHER_PROCESS_WAITS}).
      */
     boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks, String channel, String payload) {
         List<IntentionStripes.Mark> rows = IntentionStripes.marks(marks, leaseId);
-        OffsetDateTime now = at(database.now());
+        Object[] waiters = database.notifications().waiterParameters(channel);
         return database.alone(() -> "releasing tree lock lease " + leaseId, session -> database.jdbc(session,
                 forRows(releaseByRows, releaseSql, rows.size()), s -> {
             int i = bindRows(s, bind(s, 1, leaseId), rows);
-            bind(s, i, channel, now, channel, Notifications.sendable(payload));
+            i = bind(s, i, waiters);
+            bind(s, i, channel, Notifications.sendable(payload));
             try (ResultSet rs = s.executeQuery()) {
                 rs.next();
                 return rs.getInt("released") == 1;

@@ -156,26 +156,10 @@ final class TreeLockStore {
         });
     }
 
-    /**
-     * Says that this process has a waiter for at least {@code wait} more, so that releases in every
-     * process notify it (on PostgreSQL they send no note while nobody waits); true if it said so just
-     * now — a release that committed before it did not notify. Said once per {@link #ANNOUNCED_SLACK}
-     * at most while waiters keep waiting briefly, once for a long wait.
-     */
+    /** {@link Database#announceWaiter} on the tree locks' channel. */
     boolean announceWaiter(Duration wait) {
-        Instant now = database.now();
-        if (!database.notifications().mustAnnounceWaiting(CHANNEL, now.plus(wait))) {
-            return false;
-        }
-        database.alone(() -> "announcing a tree lock waiter", session -> {
-            database.notifications().announceWaiting(session, CHANNEL, now.plus(wait).plus(ANNOUNCED_SLACK));
-            return null;
-        });
-        return true;
+        return database.announceWaiter(CHANNEL, wait);
     }
-
-    /** How much longer than its next wait a waiter says it waits: releases notify until then. */
-    private static final Duration ANNOUNCED_SLACK = Duration.ofSeconds(2);
 
     /** The channel on which a release (or a waiter leaving its queue) tells the other processes' waiters. */
     static final String CHANNEL = "turnstile_tree_lock";

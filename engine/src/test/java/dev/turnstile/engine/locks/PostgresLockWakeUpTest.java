@@ -14,8 +14,16 @@ import dev.turnstile.engine.TurnstileMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
+import org.postgresql.PGConnection;
+import org.postgresql.PGNotification;
 
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.PreparedStatement;
+import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -65,6 +73,93 @@ class PostgresLockWakeUpTest {
         } finally {
             pool.shutdownNow();
         }
+    }
+
+    /**
+     * An unlock sends a note only while another process has said it has a waiter (a NOTIFY takes a
+     * lock of the whole database until its commit ends; issue 16). Two engines on a database of this
+     * test's own, as two processes: nobody waits, no note; a waiter in the same engine, woken there,
+     * no note; a waiter in the other engine, whose policy waits five minutes, a note that wakes it.
+     */
+    @Test
+    void anUnlockSendsANote_onlyWhileAWaiterInAnotherProcessHasSaidItWaits() throws Exception {
+        String name = "ts_unlock_" + UUID.randomUUID().toString().substring(0, 8);
+        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
+        EngineConfig slowPoll = EngineConfig.from(db)
+                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
+                .build();
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (ContentEngine releasing = ContentEngine.open(slowPoll);
+             ContentEngine waiting = ContentEngine.open(slowPoll);
+             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
+            try (Statement s = listening.createStatement()) {
+                s.execute("LISTEN " + UNLOCKS);
+            }
+            ObjectStore holder = releasing.session("holder").objectStore();
+            holder.defineClass("Door", c -> c.integer32("Counter"));
+            CustomObject door = holder.createCustomObject("Door");
+            door.save(RefreshMode.REFRESH);
+            door.lock(30, "holder's");
+            door.save(RefreshMode.REFRESH);
+            door.unlock();
+            door.save(RefreshMode.REFRESH);
+            assertThat(notesUntilMarker(db, listening)).as("notes of an unlock nobody waits for").isEmpty();
+
+            for (ContentEngine waiterIn : List.of(releasing, waiting)) {
+                door.lock(30, "holder's");
+                door.save(RefreshMode.REFRESH);
+                CustomObject wanted = waiterIn.session("waiter").objectStore().getCustomObject("Door", door.getId());
+                RetryPolicy slow = waiterIn.retryPolicies().get("slow-poll");
+                SimpleMeterRegistry registry = new SimpleMeterRegistry();
+                new TurnstileMetrics(waiterIn).bindTo(registry);
+                double refusedBefore = refusals(registry);
+                Future<?> granted = pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", slow, o -> null));
+                Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > refusedBefore);
+                door.unlock();
+                door.save(RefreshMode.REFRESH);
+                granted.get(60, TimeUnit.SECONDS); // five minutes without a wake-up
+                door.setUpdateSequenceNumber(null);
+                if (waiterIn == releasing) {
+                    assertThat(notesUntilMarker(db, listening)).as("notes of unlocks whose waiter is in the same engine")
+                            .isEmpty();
+                } else {
+                    assertThat(notesUntilMarker(db, listening)).as("notes of an unlock whose waiter is in the other engine")
+                            .contains(door.getId().toString());
+                }
+            }
+        } finally {
+            pool.shutdownNow();
+            TestDatabases.dropDatabase(TestDatabases.postgres(), name);
+        }
+    }
+
+    /** The channel of unlock notes (the engine's ObjectPersistence.UNLOCKS). */
+    private static final String UNLOCKS = "turnstile_object_unlock";
+
+    /**
+     * The notes {@code listening} has had on the unlock channel, up to a marker sent now: notes
+     * arrive in commit order, so an unlock committed before the marker sent its note before it.
+     */
+    private static List<String> notesUntilMarker(EngineConfig db, Connection listening) throws Exception {
+        String marker = "marker " + UUID.randomUUID();
+        try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password());
+             PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            s.setString(1, UNLOCKS);
+            s.setString(2, marker);
+            s.execute();
+        }
+        List<String> notes = new ArrayList<>();
+        long deadline = System.nanoTime() + STARTUP.toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            PGNotification[] arrived = listening.unwrap(PGConnection.class).getNotifications(1000);
+            for (PGNotification n : arrived == null ? new PGNotification[0] : arrived) {
+                if (n.getParameter().equals(marker)) {
+                    return notes;
+                }
+                notes.add(n.getParameter());
+            }
+        }
+        throw new AssertionError("the marker note did not arrive within " + STARTUP);
     }
 
     private static double refusals(SimpleMeterRegistry registry) {

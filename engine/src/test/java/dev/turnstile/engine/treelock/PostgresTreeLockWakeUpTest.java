@@ -69,12 +69,13 @@ class PostgresTreeLockWakeUpTest {
 
     /**
      * Every NOTIFY holds one lock of the whole database until its commit ends, so a release sends a
-     * note only while some process has said it has a waiter (issue 16). Two engines on a database
-     * of this test's own, as two processes: nobody waits, no note; a waiter in the other engine, a
-     * note, and that waiter (whose policy polls every five minutes) is granted by it.
+     * note only while another process has said it has a waiter (issue 16). Two engines on a
+     * database of this test's own, as two processes: nobody waits, no note; a waiter in the same
+     * engine, woken there, no note; a waiter in the other engine, a note, and that waiter (whose
+     * policy polls every five minutes) is granted by it.
      */
     @Test
-    void aReleaseSendsANote_onlyWhileAWaiterInSomeProcessHasSaidItWaits() throws Exception {
+    void aReleaseSendsANote_onlyWhileAWaiterInAnotherProcessHasSaidItWaits() throws Exception {
         String name = "ts_wake_" + UUID.randomUUID().toString().substring(0, 8);
         EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
         TreePath bench = TreePath.root("site", "s").child("workshop", "A").child("bench", "1");
@@ -86,6 +87,15 @@ class PostgresTreeLockWakeUpTest {
             }
             releasing.session("alone").treeLocks().lock(Set.of(bench), Duration.ZERO).unlock();
             assertThat(notesUntilMarker(db, listening)).as("notes of a release nobody waits for").isEmpty();
+
+            TreeLockHandle heldHere = releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO);
+            TreeLockService sameProcess = ((DefaultTreeLocks) releasing.treeLocks()).service();
+            CompletableFuture<TreeLockHandle> grantedHere = CompletableFuture.supplyAsync(
+                    () -> sameProcess.lock(TreeLockRequest.exclusive(bench), "waiter here", Duration.ofMinutes(10)));
+            org.awaitility.Awaitility.await("the waiter here queued").atMost(STARTUP).until(() -> sameProcess.hasQueue(bench));
+            heldHere.unlock();
+            grantedHere.get(60, TimeUnit.SECONDS).unlock();
+            assertThat(notesUntilMarker(db, listening)).as("notes of releases whose waiter is in the same process").isEmpty();
 
             TreeLockHandle held = releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO);
             TreeLockService waiter = ((DefaultTreeLocks) waiting.treeLocks()).service();
