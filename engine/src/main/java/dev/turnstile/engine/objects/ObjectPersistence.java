@@ -10,6 +10,7 @@ import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeKind;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.GuardedWrite;
+import dev.turnstile.engine.db.KeyedMutex;
 import dev.turnstile.engine.db.Notifications;
 import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.db.WakeUps;
@@ -58,6 +59,8 @@ final class ObjectPersistence {
     private final Cache<UUID, HeldHere> heldHere = Caffeine.newBuilder().maximumSize(10_000).build();
     /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
     private final WakeUps unlockWaiters;
+    /** Lock requests of this engine in flight, by object ({@link #save}). */
+    private final KeyedMutex lockRequests = new KeyedMutex();
     /** Whether a lock request may be decided in one statement ({@link #lockInOneStatement}). */
     private final boolean postgres;
     /** The channel on which an unlock (or a delete) tells other processes' waiters the object's id. */
@@ -146,17 +149,30 @@ final class ObjectPersistence {
         }
         // Registered before the read, so an unlock between a refusal and the retry's wait still wakes it.
         WakeUps.Ticket ticket = locking.isEmpty() || inHost ? null : unlockWaiters.register(locking);
+        Supplier<List<ObjectState>> attempt = () -> attempt(what, actor, ordered, inHost);
+        if (ticket != null && ordered.size() == 1) {
+            // One request for an object's lock at a time from this engine: the next waits for the answer,
+            // and after a grant is refused here by what it wrote, not by the database after waiting for
+            // the grant's commit and asking again (4 threads on one lock: 0.9x ShedLock's pairs -> 1.7x).
+            UUID id = ordered.get(0).getId();
+            Supplier<List<ObjectState>> alone = attempt;
+            attempt = () -> lockRequests.oneAtATime(id, () -> {
+                List<ObjectState> written = alone.get();
+                remember(id, written.get(0)); // before the next request here looks
+                return written;
+            });
+        }
         List<ObjectState> states;
         try {
             try {
-                states = attempt(what, actor, ordered, inHost);
+                states = attempt.get();
             } catch (EngineRuntimeException e) {
                 // Refused, and this process had not said it waits for an unlock: an unlock elsewhere that
                 // committed before it said so sent no note. Said now, one more look finds such an unlock.
                 if (e.getExceptionCode() != ExceptionCode.E_OBJECT_LOCKED || ticket == null || !ticket.announce()) {
                     throw e;
                 }
-                states = attempt(what, actor, ordered, inHost);
+                states = attempt.get();
             }
             if (ticket != null) {
                 ticket.closeUsed(); // granted: a wake-up it holds is for a lock it now has

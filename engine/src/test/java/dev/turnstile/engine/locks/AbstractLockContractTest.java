@@ -494,6 +494,51 @@ public abstract class AbstractLockContractTest {
         return registry.get("turnstile.lock.acquire").tag("outcome", "refused").functionCounter().count();
     }
 
+    /**
+     * Two requests of this engine for one object's lock: the second waits here for the first's
+     * answer, and after its grant is refused by what this engine wrote — not by a statement that
+     * waited in the database for the grant's commit and then asked again (issue 16, item 5). The
+     * first is held up in the database by a row lock taken around the engine.
+     */
+    @Test
+    void aLockRequest_whileAnotherOfThisEngineIsInFlight_waitsForItsAnswer_thenIsRefusedWithoutAStatement() throws Exception {
+        UUID id = created().getId();
+        CustomObject first = alice.getCustomObject(cls, id);
+        first.lock(30, "alice's");
+        CustomObject second = bob.getCustomObject(cls, id);
+        second.lock(30, "bob's");
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (java.sql.Connection blocker = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(),
+                config().password())) {
+            blocker.setAutoCommit(false);
+            int waitersBefore = dev.turnstile.engine.TestDatabases.lockWaiters(blocker);
+            try (java.sql.PreparedStatement s = blocker.prepareStatement("SELECT usn FROM ts_object WHERE id = ? FOR UPDATE")) {
+                s.setObject(1, id);
+                s.executeQuery().close();
+            }
+            EngineStatistics before = engine.statistics();
+            Future<?> granted = pool.submit(() -> first.save(RefreshMode.REFRESH));
+            Awaitility.await("alice's request waits in the database").atMost(Duration.ofMinutes(1))
+                    .until(() -> dev.turnstile.engine.TestDatabases.lockWaiters(blocker) == waitersBefore + 1);
+            EngineRuntimeException[] refused = new EngineRuntimeException[1];
+            Thread bobs = new Thread(() -> refused[0] = failure(() -> second.save(RefreshMode.REFRESH)));
+            bobs.start();
+            // Bob's request waits too: here (parked), or in the database beside alice's.
+            Awaitility.await("bob's request waits").atMost(Duration.ofMinutes(1))
+                    .until(() -> bobs.getState() == Thread.State.WAITING
+                            || dev.turnstile.engine.TestDatabases.lockWaiters(blocker) == waitersBefore + 2);
+            blocker.rollback();
+            granted.get(1, TimeUnit.MINUTES);
+            bobs.join(Duration.ofMinutes(1).toMillis());
+            assertThat(refused[0].getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+            assertThat(refused[0].getMessage()).contains("is locked by alice");
+            assertThat(engine.statistics().since(before).statements())
+                    .as("alice's request alone went to the database").isEqualTo(statementsOfALockRequest());
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void aLockRequest_whileAnotherUserOfThisEngineHoldsIt_isRefusedWithoutAStatement_inTheDatabasesWords() {
         CustomObject held = fetch(bob, created().getId());
