@@ -49,7 +49,7 @@ public final class Notifications implements AutoCloseable {
     private final StatementCounter counter;
     private final Map<String, List<Consumer<String>>> listeners = new ConcurrentHashMap<>();
     private volatile PostgresListener listener;
-    /** Until when (System.nanoTime) what this process last said about its waiters holds, by channel ({@link #announceWaiting}). */
+    /** Until when (System.nanoTime) what this process last said of its waiters holds, by channel ({@link #announceWaiting}). */
     private final Map<String, Long> announcedUntil = new ConcurrentHashMap<>();
     /** This process (this engine) in {@code ts_waiting}: random, so a restarted one is another. */
     private final String process = java.util.UUID.randomUUID().toString().substring(0, 13);
@@ -161,10 +161,11 @@ public final class Notifications implements AutoCloseable {
 
     /**
      * As above, for a statement whose parameters are {@code parameters} (named in {@code sql} as
-     * {@code :name}), and only while another process has a waiter on {@code channel}
-     * ({@link #ANOTHER_PROCESS_WAITS}): its waiters must say so first. On PostgreSQL it runs by plain JDBC, counted in the engine's statistics as
-     * Hibernate's statements are: Hibernate mapped the native query's result afresh on every
-     * execution, most of an unlock's CPU in a profile of lock+unlock pairs (issue 16, item 5).
+     * {@code :name}), and notifying only while another process has a waiter on {@code channel}
+     * ({@link #ANOTHER_PROCESS_WAITS}): its waiters must say so first. On PostgreSQL it runs by
+     * plain JDBC, counted in the engine's statistics as Hibernate's statements are: Hibernate mapped
+     * the native query's result afresh on every execution, most of an unlock's CPU in a profile of
+     * lock+unlock pairs (issue 16, item 5).
      */
     int executeAndNotify(StatelessSession session, String sql, List<GuardedWrite.Parameter> parameters, String channel,
                          String payload) {
