@@ -156,6 +156,34 @@ public final class TestDatabases {
         }
     }
 
+    /**
+     * The notes {@code listening} (LISTENing on {@code channel}) has had, up to a marker sent on it
+     * now: notes arrive in commit order, so a statement committed before the marker sent its note
+     * before it.
+     */
+    public static java.util.List<String> notesUntilMarker(EngineConfig db, Connection listening, String channel)
+            throws Exception {
+        String marker = "marker " + java.util.UUID.randomUUID();
+        try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password());
+             java.sql.PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
+            s.setString(1, channel);
+            s.setString(2, marker);
+            s.execute();
+        }
+        java.util.List<String> notes = new java.util.ArrayList<>();
+        long deadline = System.nanoTime() + java.time.Duration.ofMinutes(1).toNanos();
+        while (System.nanoTime() - deadline < 0) {
+            org.postgresql.PGNotification[] arrived = listening.unwrap(org.postgresql.PGConnection.class).getNotifications(1000);
+            for (org.postgresql.PGNotification n : arrived == null ? new org.postgresql.PGNotification[0] : arrived) {
+                if (n.getParameter().equals(marker)) {
+                    return notes;
+                }
+                notes.add(n.getParameter());
+            }
+        }
+        throw new AssertionError("the marker note did not arrive within a minute");
+    }
+
     private static String env(String name, String fallback) {
         String value = System.getenv(name);
         return value == null || value.isBlank() ? fallback : value;

@@ -14,15 +14,11 @@ import dev.turnstile.engine.TurnstileMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.ExecutorService;
@@ -103,7 +99,8 @@ class PostgresLockWakeUpTest {
             door.save(RefreshMode.REFRESH);
             door.unlock();
             door.save(RefreshMode.REFRESH);
-            assertThat(notesUntilMarker(db, listening)).as("notes of an unlock nobody waits for").isEmpty();
+            assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS))
+                    .as("notes of an unlock nobody waits for").isEmpty();
 
             for (ContentEngine waiterIn : List.of(releasing, waiting)) {
                 door.lock(30, "holder's");
@@ -120,10 +117,12 @@ class PostgresLockWakeUpTest {
                 granted.get(60, TimeUnit.SECONDS); // five minutes without a wake-up
                 door.setUpdateSequenceNumber(null);
                 if (waiterIn == releasing) {
-                    assertThat(notesUntilMarker(db, listening)).as("notes of unlocks whose waiter is in the same engine")
+                    assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS))
+                            .as("notes of unlocks whose waiter is in the same engine")
                             .isEmpty();
                 } else {
-                    assertThat(notesUntilMarker(db, listening)).as("notes of an unlock whose waiter is in the other engine")
+                    assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS))
+                            .as("notes of an unlock whose waiter is in the other engine")
                             .contains(door.getId().toString());
                 }
             }
@@ -135,32 +134,6 @@ class PostgresLockWakeUpTest {
 
     /** The channel of unlock notes (the engine's ObjectPersistence.UNLOCKS). */
     private static final String UNLOCKS = "turnstile_object_unlock";
-
-    /**
-     * The notes {@code listening} has had on the unlock channel, up to a marker sent now: notes
-     * arrive in commit order, so an unlock committed before the marker sent its note before it.
-     */
-    private static List<String> notesUntilMarker(EngineConfig db, Connection listening) throws Exception {
-        String marker = "marker " + UUID.randomUUID();
-        try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password());
-             PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-            s.setString(1, UNLOCKS);
-            s.setString(2, marker);
-            s.execute();
-        }
-        List<String> notes = new ArrayList<>();
-        long deadline = System.nanoTime() + STARTUP.toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            PGNotification[] arrived = listening.unwrap(PGConnection.class).getNotifications(1000);
-            for (PGNotification n : arrived == null ? new PGNotification[0] : arrived) {
-                if (n.getParameter().equals(marker)) {
-                    return notes;
-                }
-                notes.add(n.getParameter());
-            }
-        }
-        throw new AssertionError("the marker note did not arrive within " + STARTUP);
-    }
 
     private static double refusals(SimpleMeterRegistry registry) {
         return registry.get("turnstile.lock.acquire").tag("outcome", "refused").functionCounter().count();

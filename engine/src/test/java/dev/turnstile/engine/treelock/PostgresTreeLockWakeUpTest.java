@@ -9,16 +9,11 @@ import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.Test;
-import org.postgresql.PGConnection;
-import org.postgresql.PGNotification;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.sql.Statement;
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
@@ -86,7 +81,8 @@ class PostgresTreeLockWakeUpTest {
                 s.execute("LISTEN " + TreeLockStore.CHANNEL);
             }
             releasing.session("alone").treeLocks().lock(Set.of(bench), Duration.ZERO).unlock();
-            assertThat(notesUntilMarker(db, listening)).as("notes of a release nobody waits for").isEmpty();
+            assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
+                    .as("notes of a release nobody waits for").isEmpty();
 
             TreeLockHandle heldHere = releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO);
             TreeLockService sameProcess = ((DefaultTreeLocks) releasing.treeLocks()).service();
@@ -95,7 +91,8 @@ class PostgresTreeLockWakeUpTest {
             org.awaitility.Awaitility.await("the waiter here queued").atMost(STARTUP).until(() -> sameProcess.hasQueue(bench));
             heldHere.unlock();
             grantedHere.get(60, TimeUnit.SECONDS).unlock();
-            assertThat(notesUntilMarker(db, listening)).as("notes of releases whose waiter is in the same process").isEmpty();
+            assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
+                    .as("notes of releases whose waiter is in the same process").isEmpty();
 
             TreeLockHandle held = releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO);
             TreeLockService waiter = ((DefaultTreeLocks) waiting.treeLocks()).service();
@@ -104,35 +101,10 @@ class PostgresTreeLockWakeUpTest {
             org.awaitility.Awaitility.await("the waiter queued").atMost(STARTUP).until(() -> waiter.hasQueue(bench));
             held.unlock();
             granted.get(60, TimeUnit.SECONDS).unlock();
-            assertThat(notesUntilMarker(db, listening)).as("notes once a waiter said it waits").contains(bench.toString());
+            assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
+                    .as("notes once a waiter said it waits").contains(bench.toString());
         } finally {
             TestDatabases.dropDatabase(TestDatabases.postgres(), name);
         }
-    }
-
-    /**
-     * The notes {@code listening} has had on the tree-lock channel, up to a marker sent now: notes
-     * arrive in commit order, so a release committed before the marker sent its note before it.
-     */
-    private static List<String> notesUntilMarker(EngineConfig db, Connection listening) throws Exception {
-        String marker = "marker " + UUID.randomUUID();
-        try (Connection c = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password());
-             PreparedStatement s = c.prepareStatement("SELECT pg_notify(?, ?)")) {
-            s.setString(1, TreeLockStore.CHANNEL);
-            s.setString(2, marker);
-            s.execute();
-        }
-        List<String> notes = new ArrayList<>();
-        long deadline = System.nanoTime() + STARTUP.toNanos();
-        while (System.nanoTime() - deadline < 0) {
-            PGNotification[] arrived = listening.unwrap(PGConnection.class).getNotifications(1000);
-            for (PGNotification n : arrived == null ? new PGNotification[0] : arrived) {
-                if (n.getParameter().equals(marker)) {
-                    return notes;
-                }
-                notes.add(n.getParameter());
-            }
-        }
-        throw new AssertionError("the marker note did not arrive within " + STARTUP);
     }
 }
