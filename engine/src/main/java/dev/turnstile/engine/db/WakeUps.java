@@ -66,7 +66,7 @@ public final class WakeUps {
          * waits: the ticket is closed and this answers false.
          */
         public boolean armFor(Throwable failure) {
-            if (retryCalls.get()[0] == 0) {
+            if (!inRetryCall()) {
                 close();
                 return false;
             }
@@ -85,7 +85,7 @@ public final class WakeUps {
          * release that committed before it sent no note. False outside a retry policy's call.
          */
         public boolean announce() {
-            return retryCalls.get()[0] > 0 && announced(0);
+            return inRetryCall() && announced(0);
         }
 
         /** Whether this process said just now that it waits for {@code millis} more (failing that, it polls). */
@@ -127,6 +127,11 @@ public final class WakeUps {
                 armed.remove();
             }
         }
+    }
+
+    /** Whether this thread runs inside a retry policy's call: only there does a refusal lead to a wait. */
+    private static boolean inRetryCall() {
+        return retryCalls.get()[0] > 0;
     }
 
     /** Registers interest in {@code keys} before the attempt that may be refused reads them. */
