@@ -92,6 +92,7 @@ abstract class AbstractDatabaseRestartTest {
         }
         List<ChildJvm> children = new ArrayList<>();
         long backAt;
+        long restartAt = 0;
         try {
             for (int i = 0; i < PROCESSES; i++) {
                 EngineConfig node = config(i);
@@ -106,6 +107,7 @@ abstract class AbstractDatabaseRestartTest {
                 c.awaitLine("READY"::equals, STARTUP);
             }
             OutageWorker.awaitProgress(children, WORKLOADS, 0, 5);
+            restartAt = System.currentTimeMillis();
             restartDatabase();
             backAt = System.currentTimeMillis();
             OutageWorker.awaitProgress(children, WORKLOADS, backAt, 5);
@@ -136,7 +138,8 @@ abstract class AbstractDatabaseRestartTest {
         List<Long> plainNumbers = OutageWorker.numbers(lines, "plain");
         var plainTwice = OutageWorker.reportedTwice(children, "plain");
         assertThat(plainTwice).as("numbers without keys: none twice (the number, and each process that reported it, with"
-                + " the time; the register's rows of those numbers, whose take committed: %s)",
+                + " the time; the restart began at %d and was over at %d; the register's rows around them, with the"
+                + " pid and the database's time of each take that committed: %s)", restartAt, backAt,
                 registerRows(plain, plainTwice.keySet())).isEmpty();
         long plainIssued = plainNumbers.stream().mapToLong(Long::longValue).max().orElseThrow();
         assertThat(plainIssued - plainNumbers.size()).as("numbers whose commit's answer the restart cut (one per"
@@ -175,7 +178,10 @@ abstract class AbstractDatabaseRestartTest {
         }
     }
 
-    /** The register's rows of {@code numbers} of dispenser {@code name}: who each was issued to, and when (diagnosis). */
+    /**
+     * The register's rows of dispenser {@code name} from a few before the least of {@code numbers} to a
+     * few after the greatest: who each was issued to, and when (diagnosis of a number reported twice).
+     */
     private String registerRows(String name, Set<Long> numbers) throws Exception {
         if (numbers.isEmpty()) {
             return "none";
@@ -186,13 +192,11 @@ abstract class AbstractDatabaseRestartTest {
              var s = c.prepareStatement("SELECT number, issued_by, issued_at FROM ts_dispenser_issue WHERE dispenser = ?"
                      + " AND number BETWEEN ? AND ? ORDER BY number")) {
             s.setString(1, name);
-            s.setLong(2, java.util.Collections.min(numbers));
-            s.setLong(3, java.util.Collections.max(numbers));
+            s.setLong(2, java.util.Collections.min(numbers) - 8);
+            s.setLong(3, java.util.Collections.max(numbers) + 8);
             try (var rs = s.executeQuery()) {
                 while (rs.next()) {
-                    if (numbers.contains(rs.getLong(1))) {
-                        rows.add(rs.getLong(1) + " " + rs.getString(2) + " at " + rs.getString(3));
-                    }
+                    rows.add(rs.getLong(1) + " " + rs.getString(2) + " at " + rs.getString(3));
                 }
             }
         }
