@@ -27,14 +27,31 @@ final class StatementCounter implements StatementInspector {
         String head = sql.stripLeading();
         int space = head.indexOf(' ');
         String verb = (space < 0 ? head : head.substring(0, space)).toLowerCase(Locale.ROOT);
+        if (verb.equals("with")) {
+            verb = writeIn(head.toLowerCase(Locale.ROOT));
+        }
         switch (verb) {
-            case "select", "with" -> selects.increment();
+            case "select" -> selects.increment();
             case "insert" -> inserts.increment();
             case "update" -> updates.increment();
             case "delete" -> deletes.increment();
             default -> { }
         }
         return sql;
+    }
+
+    /** A WITH statement counts as the first write among its parts (a take and its register rows: an update), else a select. */
+    private static String writeIn(String statement) {
+        String first = "select";
+        int at = Integer.MAX_VALUE;
+        for (String verb : new String[] {"update", "insert", "delete"}) {
+            int i = statement.indexOf(verb + " ");
+            if (i >= 0 && i < at) {
+                at = i;
+                first = verb;
+            }
+        }
+        return first;
     }
 
     void transactionEnded() {

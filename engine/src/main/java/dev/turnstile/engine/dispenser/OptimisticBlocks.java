@@ -38,6 +38,10 @@ final class OptimisticBlocks {
 
     NumberBlock take(int block) {
         return escalation.take(policy, () -> {
+            NumberBlock alone = queued.takeAlone(block); // one statement under the row lock: no race to lose
+            if (alone != null) {
+                return alone;
+            }
             if (remembered == null) {
                 remembered = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
             }

@@ -18,9 +18,11 @@ final class Pessimistic implements Strategy {
     private final String user;
     private final UUID id;
     private final RetryPolicy policy;
+    private final OneStatementTake alone;
 
-    Pessimistic(ObjectStoreServices objects, String user, UUID id, RetryPolicy policy) {
+    Pessimistic(ObjectStoreServices objects, OneStatementTake alone, String user, UUID id, RetryPolicy policy) {
         this.objects = objects;
+        this.alone = alone;
         this.user = user;
         this.id = id;
         this.policy = policy;
@@ -31,10 +33,19 @@ final class Pessimistic implements Strategy {
         return policy.call(() -> takeOnce(count));
     }
 
-    /** One attempt, for a strategy whose policy is already running: one transaction that waits on the row lock. */
+    /**
+     * One attempt, for a strategy whose policy is already running, that waits on the row lock: one
+     * statement where it can be ({@link OneStatementTake}), else one transaction.
+     */
     NumberBlock takeOnce(int count) {
-        return objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + id, user,
+        NumberBlock taken = takeAlone(count);
+        return taken != null ? taken : objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + id, user,
                 tx -> take(tx, id, count));
+    }
+
+    /** The take as one statement, or null (nothing taken) where it needs a transaction. */
+    NumberBlock takeAlone(int count) {
+        return alone.take(id, count, user);
     }
 
     /** Moves the counter row on by {@code count} under its row lock, in {@code tx}: the numbers taken. */

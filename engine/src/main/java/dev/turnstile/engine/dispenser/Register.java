@@ -37,6 +37,12 @@ final class Register {
         }
     }
 
+    /** Who each of a take's {@code count} numbers is recorded for: the combined callers, else {@code user}. */
+    static List<String> issuers(int count, String user) {
+        List<String> issuers = ISSUERS.get();
+        return issuers != null && issuers.size() == count ? issuers : java.util.Collections.nCopies(count, user);
+    }
+
     /** The preprocessor: records what this save of a dispenser issued or skipped. */
     static void record(ChangeContext change) {
         Properties values = change.properties();
@@ -50,7 +56,6 @@ final class Register {
         boolean samePeriod = period.equals(change.originalValue(Series.PERIOD));
         long before = samePeriod ? (Long) change.originalValue(Series.COUNTER) : values.getInt64Value(Series.START) - 1;
         String adminAction = values.getStringValue(Series.ADMIN_ACTION);
-        List<String> issuers = ISSUERS.get();
         // Written after the counter's USN-checked update: a writer that lost the race records nothing.
         tx.afterWrite(() -> {
             if (counter <= before) {
@@ -66,10 +71,10 @@ final class Register {
                 return;
             }
             // A block's rows in JDBC batches: one round trip per batch, not per number.
+            List<String> users = issuers((int) (counter - before), change.user());
             List<IssueRecord> rows = new ArrayList<>((int) (counter - before));
             for (long n = before + 1; n <= counter; n++) {
-                String user = issuers != null && issuers.size() == counter - before ? issuers.get((int) (n - before - 1)) : change.user();
-                rows.add(new IssueRecord(name, period, n, user, change.now()));
+                rows.add(new IssueRecord(name, period, n, users.get((int) (n - before - 1)), change.now()));
             }
             if (rows.size() == 1) {
                 tx.session().insert(rows.get(0));

@@ -114,7 +114,8 @@ final class Series {
         return taken(written.getInt64Value(COUNTER), written.getStringValue(PERIOD), count, writtenAt);
     }
 
-    private static NumberBlock taken(long last, String period, int count, Instant writtenAt) {
+    /** The {@code count} numbers up to {@code last} in {@code period}, issued on the day of {@code writtenAt}. */
+    static NumberBlock taken(long last, String period, int count, Instant writtenAt) {
         return new NumberBlock(last - count + 1, count, period, LocalDate.ofInstant(writtenAt, ZoneOffset.UTC));
     }
 }

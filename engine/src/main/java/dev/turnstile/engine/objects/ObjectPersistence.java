@@ -236,6 +236,19 @@ final class ObjectPersistence {
         return states;
     }
 
+    /**
+     * Engine work that writes object rows in one statement that commits itself (a capability's own
+     * arithmetic in SQL, such as a dispenser's take), or null without running it: inside the
+     * host's transaction (which decides the commit), or while a change feed records every write in
+     * the writing transaction (a statement of the capability's cannot record it).
+     */
+    <T> T aloneUnrecorded(Supplier<String> what, Function<StatelessSession, T> statement) {
+        if (database.inHostTransaction() || listener != null) {
+            return null;
+        }
+        return database.alone(what, statement);
+    }
+
     /** Every unexpired cooperative lock by the database clock, soonest expiry first. */
     List<ObjectLockInfo> lockedObjects() {
         return database.inTransaction(() -> "listing cooperative locks", session -> {

@@ -54,6 +54,11 @@ public final class ObjectStoreServices {
         return persistence.inTransaction(what, new LockRules.Actor(user, false, true), work);
     }
 
+    /** See {@link ObjectPersistence#aloneUnrecorded}: null, and nothing ran, where it cannot be one statement. */
+    public <T> T aloneUnrecorded(Supplier<String> what, Function<org.hibernate.StatelessSession, T> statement) {
+        return persistence.aloneUnrecorded(what, statement);
+    }
+
     /** The object store of a session: its user, who may break others' locks with the lock-breaking role. */
     public ObjectStore objectStore(String user, Set<String> roles) {
         return new DefaultObjectStore(this, new LockRules.Actor(user, roles.contains(lockBreakerRole), false), roles);

@@ -56,17 +56,30 @@ public abstract class AbstractDispenserPeriodTest {
         return engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().create(name, config);
     }
 
-    /** A clock that moves on 50 µs at every reading, as a busy engine's clock does between any two reads. */
+    /**
+     * A clock that moves on 50 µs at every reading, as a busy engine's clock does between any two
+     * reads, and 4 s more at the reading {@link #stepAfter} names: New Year falls within a run by the
+     * count of readings, whatever the machine's speed. (A take decided in one statement adds the
+     * real time it ran, milliseconds, to the reading: a run 10 ms before midnight could cross it
+     * before the first take on a loaded machine, or a COMBINING run, one reading a block, not at all.)
+     */
     private static final class TickingClock extends Clock {
         private final AtomicLong micros;
+        private final AtomicLong readings = new AtomicLong();
+        private volatile long stepAt = Long.MAX_VALUE;
 
         TickingClock(Instant start) {
             micros = new AtomicLong(start.getEpochSecond() * 1_000_000L + start.getNano() / 1_000);
         }
 
+        /** The 4 s step comes at the {@code n}-th reading from now. */
+        void stepAfter(long n) {
+            stepAt = readings.get() + n;
+        }
+
         @Override
         public Instant instant() {
-            long m = micros.addAndGet(50);
+            long m = micros.addAndGet(readings.incrementAndGet() == stepAt ? 4_000_000 : 50);
             return Instant.ofEpochSecond(m / 1_000_000L, (m % 1_000_000L) * 1_000);
         }
 
@@ -84,14 +97,15 @@ public abstract class AbstractDispenserPeriodTest {
     @ParameterizedTest
     @EnumSource(DispenserStrategy.class)
     void newYearUnderLoad_everyFormattedNumberIsUnique_andEachYearStartsAtOne(DispenserStrategy strategy) throws Exception {
-        TickingClock clock = new TickingClock(Instant.parse("2026-12-31T23:59:59.990Z"));
+        // 2 s before New Year, past it at the 40th reading (480 numbers in blocks of at most 8: 60 readings or more).
+        TickingClock clock = new TickingClock(Instant.parse("2026-12-31T23:59:58Z"));
         try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).build())) {
             String name = name("ny");
             create(engine, name, DispenserConfig.builder().format("INV-{yyyy}-{seq:6}").reset(ResetPeriod.YEARLY).build());
             int threads = 8;
             int each = 60;
             ExecutorService pool = Executors.newFixedThreadPool(threads);
-            CyclicBarrier start = new CyclicBarrier(threads);
+            CyclicBarrier start = new CyclicBarrier(threads, () -> clock.stepAfter(40));
             List<String> all = new ArrayList<>();
             try {
                 List<Future<List<String>>> futures = new ArrayList<>();
@@ -172,6 +186,8 @@ public abstract class AbstractDispenserPeriodTest {
                     }
                 }
                 int waitingBefore = TestDatabases.lockWaiters(watch);
+                // A microsecond before midnight when it asks: a take decided in the statement counts the wait.
+                clock.set(Instant.parse("2027-02-01T23:59:59.999999Z"));
                 Future<String> waiting = taker.submit(d::nextFormatted);
                 Awaitility.await("the taker waits for the counter row").atMost(Duration.ofSeconds(30))
                         .until(() -> TestDatabases.lockWaiters(watch) > waitingBefore);

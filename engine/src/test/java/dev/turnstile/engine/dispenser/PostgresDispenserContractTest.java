@@ -8,4 +8,9 @@ class PostgresDispenserContractTest extends AbstractDispenserContractTest {
     protected EngineConfig config() {
         return TestDatabases.postgres();
     }
+
+    @Override
+    protected boolean takesInOneStatement() {
+        return true;
+    }
 }

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  * commit: the server commits, and the client hears nothing but a broken connection. That is the
  * worst moment for a node killed or a network cut — the outcome is unknown to the caller — and
  * the one a restart test hits only by luck. Armed with a piece of SQL, it cuts the first connection
- * that sends a {@code COMMIT} after a statement containing it: the commit goes through to the
+ * that sends a {@code COMMIT} after a statement containing it, or on PostgreSQL such a statement
+ * that commits by itself (autocommit): the commit goes through to the
  * server, its answer is dropped, every connection is broken, and new ones are refused until
  * {@link #restore()} — as if the database were gone.
  */
@@ -140,7 +141,7 @@ final class AnswerCuttingProxy implements AutoCloseable {
         void serverToClient() {
             pump(server, client, (buffer, n) -> {
                 String text = text(buffer, n);
-                if (!armedStatementSent || !(commitSent || text.contains("COMMIT"))) {
+                if (!armedStatementSent || !(commitSent || text.contains("COMMIT") || text.contains(READY_OUTSIDE_TRANSACTION))) {
                     if (text.contains("ROLLBACK")) {
                         armedStatementSent = false;
                     }
@@ -155,6 +156,12 @@ final class AnswerCuttingProxy implements AutoCloseable {
             });
         }
     }
+
+    /**
+     * PostgreSQL's ReadyForQuery with no transaction open: after a statement run in autocommit (a
+     * dispenser's take in one statement), the answer that says it committed.
+     */
+    private static final String READY_OUTSIDE_TRANSACTION = "Z\u0000\u0000\u0000\u0005I";
 
     private static String text(byte[] buffer, int n) {
         return new String(buffer, 0, n, StandardCharsets.ISO_8859_1);
