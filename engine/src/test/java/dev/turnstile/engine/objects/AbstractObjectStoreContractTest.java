@@ -887,9 +887,15 @@ public abstract class AbstractObjectStoreContractTest {
         }
     }
 
-    /** One worker's successful saves, as the saved instance saw them (USN → counter written), and its lost races. */
-    private record Increments(String worker, java.util.Map<Long, Integer> saved, int conflicts) {
-        /** Saves that claimed the same USN, USNs no save claimed, and saves whose counter is not their USN. */
+    /**
+     * One worker's successful saves, as the saved instance saw them (USN → counter written), its lost
+     * races, and what it did when (saves and refreshes, with the USN each ended on and the times it
+     * began and ended), so a lost update can be told apart: two saves of one USN that overlapped in
+     * time mean the database let both through; one that began after the other had returned means
+     * the first's commit was undone after it was answered (its refresh read the USN before it).
+     */
+    private record Increments(String worker, java.util.Map<Long, Integer> saved, int conflicts, List<Step> steps) {
+        /** Saves that claimed the same USN, USNs no save claimed, saves whose counter is not their USN; and their timeline. */
         static String oddities(List<Increments> all) {
             java.util.TreeMap<Long, List<String>> byUsn = new java.util.TreeMap<>();
             for (Increments i : all) {
@@ -897,14 +903,35 @@ public abstract class AbstractObjectStoreContractTest {
                         .add(i.worker() + " wrote " + counter));
             }
             List<String> odd = new ArrayList<>();
+            java.util.Set<Long> oddUsns = new java.util.TreeSet<>();
             long last = byUsn.isEmpty() ? 0 : byUsn.lastKey();
             for (long usn = 1; usn <= last && odd.size() < 20; usn++) {
                 List<String> claims = byUsn.getOrDefault(usn, List.of());
                 if (claims.size() != 1 || !claims.get(0).endsWith(" wrote " + usn)) {
                     odd.add("USN " + usn + ": " + (claims.isEmpty() ? "no save" : claims));
+                    oddUsns.add(usn);
                 }
             }
-            return odd.isEmpty() ? "" : "; the saves: " + String.join(", ", odd);
+            if (odd.isEmpty()) {
+                return "";
+            }
+            List<String> timeline = all.stream()
+                    .flatMap(i -> i.steps().stream()
+                            .filter(s -> oddUsns.stream().anyMatch(u -> Math.abs(s.usn() - u) <= 1))
+                            .map(s -> java.util.Map.entry(s.began(), i.worker() + " " + s)))
+                    .sorted(java.util.Map.Entry.comparingByKey())
+                    .map(java.util.Map.Entry::getValue)
+                    .limit(60)
+                    .toList();
+            return "; the saves: " + String.join(", ", odd) + "; around them, by start:\n  " + String.join("\n  ", timeline);
+        }
+    }
+
+    /** A save or a refresh of one worker: the USN its instance held after it, and when it began and ended (ns). */
+    private record Step(String what, long usn, long began, long ended) {
+        @Override
+        public String toString() {
+            return what + " -> USN " + usn + " [" + began + " .. " + ended + "]";
         }
     }
 
@@ -912,12 +939,15 @@ public abstract class AbstractObjectStoreContractTest {
     private Increments incrementLoop(ObjectStore os, UUID id, int count) {
         CustomObject o = os.fetchCustomObject(counterClass, id, PropertyFilter.of("Counter"));
         java.util.Map<Long, Integer> saved = new java.util.HashMap<>();
+        List<Step> steps = new ArrayList<>();
         int conflicts = 0;
         while (saved.size() < count) {
             int next = o.getProperties().getInteger32Value("Counter") + 1;
             o.getProperties().putValue("Counter", next);
+            long began = System.nanoTime();
             try {
                 o.save(RefreshMode.REFRESH);
+                steps.add(new Step("saved " + next, o.getUpdateSequenceNumber(), began, System.nanoTime()));
                 Integer before = saved.put(o.getUpdateSequenceNumber(), next);
                 if (before != null) {
                     throw new AssertionError("two saves of " + Thread.currentThread().getName() + " reported USN "
@@ -928,9 +958,11 @@ public abstract class AbstractObjectStoreContractTest {
                     throw e;
                 }
                 conflicts++;
+                long lost = System.nanoTime();
                 o.refresh(PropertyFilter.of("Counter"));
+                steps.add(new Step("lost " + next + ", refreshed", o.getUpdateSequenceNumber(), lost, System.nanoTime()));
             }
         }
-        return new Increments(Thread.currentThread().getName(), saved, conflicts);
+        return new Increments(Thread.currentThread().getName(), saved, conflicts, steps);
     }
 }
