@@ -276,12 +276,12 @@ final class ObjectPersistence {
     }
 
     /**
-     * A lock or an unlock that carries nothing else, outside the host's transaction and with no
-     * change feed to record it in, as one statement that commits itself: a lock+unlock pair is then
-     * two round trips, as ShedLock's two autocommitted UPDATEs, where two transactions made it four
-     * (issue 16, item 5). An unlock alone is its guarded UPDATE on every database; a lock alone is
-     * {@link #lockInOneStatement}, on PostgreSQL. Null when the save needs more than that statement:
-     * nothing was written, and it runs in a transaction as any other save.
+     * A lock that carries nothing else, or an unlock with or without the values it guarded, outside
+     * the host's transaction and with no change feed to record it in, as one statement that commits
+     * itself: a lock+unlock pair is then two round trips, as ShedLock's two autocommitted UPDATEs,
+     * where two transactions made it four (issue 16, item 5). An unlock is its guarded UPDATE on
+     * every database; a lock alone is {@link #lockInOneStatement}, on PostgreSQL. Null when the save
+     * needs more than that statement: nothing was written, and it runs in a transaction as any other.
      */
     private List<ObjectState> writeAlone(Supplier<String> what, LockRules.Actor actor, List<DefaultIndependentObject> ordered,
                                          boolean inHost) {
@@ -291,8 +291,10 @@ final class ObjectPersistence {
         DefaultIndependentObject o = ordered.get(0);
         LockRules.Pending action = o.pendingLock();
         boolean lock = action.locking() && postgres && o.getUpdateSequenceNumber() == null;
+        // An unlock may carry the values it guarded (the article's lock, change, save with the unlock):
+        // from the known state the guarded UPDATE is still the save's only write.
         boolean unlock = action.unlocking() && o.knownStoredValues() != null;
-        if (o.isNew() || o.isPendingDelete() || !o.pendingValues().isEmpty() || !(lock || unlock)) {
+        if (o.isNew() || o.isPendingDelete() || (lock && !o.pendingValues().isEmpty()) || !(lock || unlock)) {
             return null;
         }
         return database.alone(what, session -> {

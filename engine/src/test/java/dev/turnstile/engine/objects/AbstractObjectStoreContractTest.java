@@ -35,6 +35,7 @@ import java.util.function.Supplier;
 
 import static dev.turnstile.engine.Failures.failure;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The object store contract, run against every database by a small subclass that only supplies
@@ -650,6 +651,45 @@ public abstract class AbstractObjectStoreContractTest {
         CustomObject stored = fetch(alice, created.getId());
         assertThat(stored.getLockHolder()).isNull();
         assertThat(stored.getUpdateSequenceNumber()).isEqualTo(2L);
+    }
+
+    /**
+     * The article's pattern (lock, change, save with the unlock) ends in one statement that commits
+     * itself, as an unlock alone does: the guarded UPDATE is the save's only write. Stale, it writes
+     * nothing and keeps the lock.
+     */
+    @Test
+    void anUnlockSavedWithTheValuesItGuarded_commitsByItself_orWritesNothing() {
+        CustomObject created = newCounter(0);
+        CustomObject held = bob.fetchCustomObject(counterClass, created.getId(), PropertyFilter.ALL);
+        held.lock(30, "bob's edit");
+        held.save(RefreshMode.REFRESH);
+
+        EngineStatistics before = engine.statistics();
+        held.getProperties().putValue("Counter", 1);
+        held.unlock();
+        held.save(RefreshMode.REFRESH);
+        assertThat(engine.statistics().since(before)).as("the save with the unlock").isEqualTo(new EngineStatistics(0, 1, 0, 0, 1, 0));
+        CustomObject stored = fetch(alice, created.getId());
+        assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(1);
+        assertThat(stored.getLockHolder()).isNull();
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(2L);
+
+        held.lock(30, "bob's edit");
+        held.save(RefreshMode.REFRESH);
+        CustomObject other = fetch(alice, created.getId());
+        other.getProperties().putValue("Note", "alice"); // the lock is not enforced: alice's save moves the USN
+        other.save(RefreshMode.REFRESH);
+        held.getProperties().putValue("Counter", 2);
+        held.unlock();
+        assertThatThrownBy(() -> held.save(RefreshMode.REFRESH))
+                .isInstanceOfSatisfying(EngineRuntimeException.class,
+                        e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_MODIFIED));
+        stored = fetch(alice, created.getId());
+        assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(1);
+        assertThat(stored.getProperties().getStringValue("Note")).isEqualTo("alice");
+        assertThat(stored.getLockHolder()).isEqualTo("bob");
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(4L);
     }
 
     // --- types and classes ---
