@@ -73,8 +73,10 @@ public final class DispenserServices {
         objects.protectClass(Dispenser.CLASS_NAME, "dispenser service (engine.dispensers())", adminRole);
         ObjectStore system = objects.engineStore(SYSTEM_USER);
         defineClass(system);
-        // The period first (it may restart the counter), then the register rows for what was issued.
-        system.addChangePreprocessor(Dispenser.CLASS_NAME, change -> {
+        // The period first (it may restart the counter), then the register rows for what was issued. Only
+        // takes and admin actions of series that reset or register need them: a lock, an unlock, a take of
+        // any other series commits by itself.
+        objects.addUpdatePreprocessor(Dispenser.CLASS_NAME, Series::needsTransaction, change -> {
             Series.settle(change);
             Register.record(change);
         });

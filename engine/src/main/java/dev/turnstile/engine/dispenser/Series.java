@@ -77,6 +77,11 @@ final class Series {
         values.put(ADMIN_ACTION, null);
     }
 
+    /** Whether a change of a series stored with {@code values} is settled or registered ({@link #settle}, {@link Register#record}). */
+    static boolean needsTransaction(Map<String, Object> values) {
+        return Boolean.TRUE.equals(values.get(REGISTER)) || !ResetPeriod.NEVER.name().equals(values.get(RESET));
+    }
+
     /**
      * The preprocessor's part: in the transaction writing the counter, decide the period by the
      * transaction's time. A take ({@code Counter} moved on by n from the stored value) that

@@ -299,9 +299,8 @@ final class ObjectPersistence {
         }
         return database.alone(what, session -> {
             Transaction tx = new Transaction(session, actor, true);
-            DefaultClassDefinition definition = classes.get(session, o.getClassName());
-            if (systemClasses.systemClassOf(definition) != null || preprocessors.anyFor(definition)) {
-                return null; // their checks and writes need a transaction
+            if (needsTransaction(tx, o)) {
+                return null;
             }
             if (unlock) {
                 return List.of(write(tx, o)); // known state: no read, one guarded UPDATE
@@ -310,6 +309,17 @@ final class ObjectPersistence {
             ObjectState locked = lockInOneStatement(tx, o);
             return locked == null ? null : List.of(locked);
         });
+    }
+
+    /**
+     * Whether saving {@code o} needs more than its one statement: a preprocessor that would run on it
+     * (its writes and checks go in the save's transaction), or a user's change of an engine class
+     * (refused on the transaction's look, in the words every refusal of it uses).
+     */
+    private boolean needsTransaction(Transaction tx, DefaultIndependentObject o) {
+        DefaultClassDefinition definition = classes.get(tx.session, o.getClassName());
+        return !tx.actor.engine() && systemClasses.systemClassOf(definition) != null
+                || preprocessors.anyFor(definition, o.knownStoredValues(), o.pendingValues());
     }
 
     /**
@@ -397,8 +407,7 @@ final class ObjectPersistence {
         if (!postgres || !o.pendingValues().isEmpty() || o.getUpdateSequenceNumber() != null) {
             return null; // a USN stated is checked on a look (checkedRead), as a save's
         }
-        DefaultClassDefinition definition = classes.get(tx.session, o.getClassName());
-        if (systemClasses.systemClassOf(definition) != null || preprocessors.anyFor(definition)) {
+        if (needsTransaction(tx, o)) {
             return null;
         }
         LockRules.Pending pending = o.pendingLock();

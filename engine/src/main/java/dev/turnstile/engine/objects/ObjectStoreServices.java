@@ -1,11 +1,14 @@
 package dev.turnstile.engine.objects;
 
+import dev.turnstile.api.ChangePreprocessor;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.engine.db.Database;
 
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Function;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -42,6 +45,15 @@ public final class ObjectStoreServices {
      */
     public void protectClass(String className, String service, String readRole) {
         systemClasses.protect(className, service, readRole);
+    }
+
+    /**
+     * A preprocessor of the engine's own for {@code className}, run on the updates that change the
+     * values of objects whose stored values pass {@code concerns} — not on other saves, which may
+     * then commit by themselves (a lock alone, an unlock).
+     */
+    public void addUpdatePreprocessor(String className, Predicate<Map<String, Object>> concerns, ChangePreprocessor preprocessor) {
+        preprocessors.addForUpdates(className, concerns, preprocessor);
     }
 
     /** Sets who is told of every object row written, inside the saving transaction (the change feed). */
