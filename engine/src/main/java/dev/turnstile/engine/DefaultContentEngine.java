@@ -99,7 +99,7 @@ final class DefaultContentEngine implements ContentEngine {
         entities.addAll(EditLockService.ENTITIES);
         this.database = new Database(config, entities);
         try {
-            this.objects = new ObjectStoreServices(database, config.lockBreakerRole());
+            this.objects = new ObjectStoreServices(database, config.lockBreakerRole(), config.lockHandOver());
             this.dispensers = new DispenserServices(objects, database, retryPolicies, config.dispensers(),
                     config.dispenserAdminRole());
             this.treeLocks = new TreeLockService(database, retryPolicies, config);

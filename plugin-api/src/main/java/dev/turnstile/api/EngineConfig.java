@@ -36,6 +36,13 @@ public final class EngineConfig {
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
     /** The role that may unlock cooperative locks other users hold, by default. */
     public static final String DEFAULT_LOCK_BREAKER_ROLE = "lock-breaker";
+    /**
+     * How long, by default, this engine's next request for a cooperative lock it just let go waits
+     * for a waiter in another process that the unlock woke ({@link #lockHandOver()}).
+     */
+    public static final Duration DEFAULT_LOCK_HAND_OVER = Duration.ofMillis(5);
+    /** The longest lock hand-over accepted. */
+    public static final Duration MAX_LOCK_HAND_OVER = Duration.ofMinutes(1);
     /** The role that may void numbers and read the register, by default. */
     public static final String DEFAULT_DISPENSER_ADMIN_ROLE = "dispenser-admin";
     /** How long a tree lock lasts past its last heartbeat, by default. */
@@ -69,6 +76,7 @@ public final class EngineConfig {
     private final boolean migrate;
     private final Clock clock;
     private final String lockBreakerRole;
+    private final Duration lockHandOver;
     private final Map<String, RetryPolicyConfig> retryPolicies;
     private final String dispenserAdminRole;
     private final Map<String, DispenserConfig> dispensers;
@@ -92,6 +100,7 @@ public final class EngineConfig {
         this.migrate = b.migrate;
         this.clock = b.clock;
         this.lockBreakerRole = b.lockBreakerRole;
+        this.lockHandOver = b.lockHandOver;
         this.retryPolicies = Collections.unmodifiableMap(new LinkedHashMap<>(b.retryPolicies));
         this.dispenserAdminRole = b.dispenserAdminRole;
         this.dispensers = Collections.unmodifiableMap(new LinkedHashMap<>(b.dispensers));
@@ -121,7 +130,8 @@ public final class EngineConfig {
                 .jdbcUrl(base.jdbcUrl).dataSource(base.dataSource).hostTransactions(base.hostTransactions)
                 .username(base.username).password(base.password)
                 .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout).migrate(base.migrate)
-                .clock(base.clock).lockBreakerRole(base.lockBreakerRole).retryPolicies(base.retryPolicies)
+                .clock(base.clock).lockBreakerRole(base.lockBreakerRole).lockHandOver(base.lockHandOver)
+                .retryPolicies(base.retryPolicies)
                 .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers)
                 .treeLockLease(base.treeLockLease).treeLockRetryPolicy(base.treeLockRetryPolicy)
                 .changesEnabled(base.changesEnabled).editLockTypes(base.editLockTypes)
@@ -180,6 +190,16 @@ public final class EngineConfig {
     /** The role that lets a session unlock objects locked by other users. */
     public String lockBreakerRole() {
         return lockBreakerRole;
+    }
+
+    /**
+     * After an unlock that woke a waiter in another process (PostgreSQL's notes), how long this
+     * engine's own next requests for that lock wait first — until a release wakes them, or this
+     * long: without it the releasing process, a round trip away, took the lock again before the
+     * woken process could ask. Zero: no wait. Default {@link #DEFAULT_LOCK_HAND_OVER}.
+     */
+    public Duration lockHandOver() {
+        return lockHandOver;
     }
 
     /** Named retry policies; the engine adds {@value RetryPolicies#DEFAULT} with defaults if absent. */
@@ -250,7 +270,7 @@ public final class EngineConfig {
         return "EngineConfig{jdbcUrl=" + jdbcUrl + (dataSource == null ? "" : ", dataSource=" + dataSource)
                 + (hostTransactions == HostTransactions.NONE ? "" : ", hostTransactions=" + hostTransactions) + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
                 + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout + ", migrate=" + migrate
-                + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole
+                + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole + ", lockHandOver=" + lockHandOver
                 + ", retryPolicies=" + retryPolicies + ", dispenserAdminRole=" + dispenserAdminRole
                 + ", dispensers=" + dispensers + ", treeLockLease=" + treeLockLease
                 + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", changesEnabled=" + changesEnabled + ", editLockTypes=" + editLockTypes + ", editAuditRetention=" + editAuditRetention + ", source=" + source + ", policyFile=" + policyFile
@@ -269,6 +289,7 @@ public final class EngineConfig {
         private boolean migrate = true;
         private Clock clock;
         private String lockBreakerRole = DEFAULT_LOCK_BREAKER_ROLE;
+        private Duration lockHandOver = DEFAULT_LOCK_HAND_OVER;
         private final Map<String, RetryPolicyConfig> retryPolicies = new LinkedHashMap<>();
         private String dispenserAdminRole = DEFAULT_DISPENSER_ADMIN_ROLE;
         private final Map<String, DispenserConfig> dispensers = new LinkedHashMap<>();
@@ -317,6 +338,15 @@ public final class EngineConfig {
                         Ranges.from(MIN_TREE_LOCK_LEASE, MAX_TREE_LOCK_LEASE));
             }
             this.treeLockLease = lease;
+            return this;
+        }
+
+        /** See {@link EngineConfig#lockHandOver()}: zero to {@link #MAX_LOCK_HAND_OVER}. */
+        public Builder lockHandOver(Duration handOver) {
+            if (!Ranges.within(handOver, Duration.ZERO, MAX_LOCK_HAND_OVER)) {
+                throw EngineRuntimeException.configInvalid(source, "locks.handOver", handOver, Ranges.from(Duration.ZERO, MAX_LOCK_HAND_OVER));
+            }
+            this.lockHandOver = handOver;
             return this;
         }
 

@@ -24,7 +24,7 @@ import java.util.function.UnaryOperator;
 public final class EngineConfigFile {
     private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers", "treeLocks", "changes", "editLocks");
     private static final Set<String> DISPENSERS = Set.of("adminRole", "series");
-    private static final Set<String> LOCKS = Set.of("breakerRole");
+    private static final Set<String> LOCKS = Set.of("breakerRole", "handOver");
     private static final Set<String> TREE_LOCKS = Set.of("lease", "retryPolicy");
     private static final Set<String> RETRY = Set.of("configs", "instances", "policyFile", "reload");
     private static final Set<String> DATABASE = Set.of("url", "username", "password", "maxPoolSize", "connectionTimeout", "migrate");
@@ -118,6 +118,9 @@ public final class EngineConfigFile {
                 checkKeys(source, "locks.", locks, LOCKS);
                 if (locks.has("breakerRole")) {
                     builder.lockBreakerRole(text(source, "locks.breakerRole", locks.get("breakerRole")));
+                }
+                if (locks.has("handOver")) {
+                    builder.lockHandOver(duration(source, "locks.handOver", locks.get("handOver")));
                 }
             }
         });

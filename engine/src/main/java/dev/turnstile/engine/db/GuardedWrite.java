@@ -21,6 +21,7 @@ public final class GuardedWrite {
     private Notifications notifications;
     private String notifyChannel;
     private String notifyPayload;
+    private boolean notifiedAnotherProcess;
 
     /** A named parameter of the statement, and the type that says what its null is. */
     record Parameter(String name, Object value, Class<?> type) {
@@ -96,6 +97,11 @@ public final class GuardedWrite {
         return this;
     }
 
+    /** Whether the statement run ({@link #notifying}) told another process's waiter. */
+    public boolean notifiedAnotherProcess() {
+        return notifiedAnotherProcess;
+    }
+
     /** Runs the UPDATE (bumping the USN); true if the row was written. */
     public boolean update(StatelessSession session) {
         StringBuilder sql = new StringBuilder("UPDATE ").append(table).append(" SET ");
@@ -114,7 +120,10 @@ public final class GuardedWrite {
     private boolean run(StatelessSession session, StringBuilder sql) {
         sql.append(" WHERE ").append(String.join(" AND ", conditions));
         if (notifications != null) {
-            return notifications.executeAndNotify(session, sql.toString(), parameters, notifyChannel, notifyPayload) == 1;
+            Notifications.Written written = notifications.executeAndNotify(session, sql.toString(), parameters, notifyChannel,
+                    notifyPayload);
+            notifiedAnotherProcess = written.notifiedAnotherProcess();
+            return written.rows() == 1;
         }
         var query = session.createNativeMutationQuery(sql.toString());
         parameters.forEach(p -> p.bind(query));

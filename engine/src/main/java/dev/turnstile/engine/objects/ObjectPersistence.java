@@ -21,6 +21,7 @@ import org.slf4j.LoggerFactory;
 
 import java.sql.ResultSet;
 import java.sql.SQLException;
+import java.time.Duration;
 import java.time.Instant;
 import java.time.OffsetDateTime;
 import java.time.ZoneOffset;
@@ -59,6 +60,13 @@ final class ObjectPersistence {
     private final Cache<UUID, HeldHere> heldHere = Caffeine.newBuilder().maximumSize(10_000).build();
     /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
     private final WakeUps unlockWaiters;
+    /**
+     * Locks this engine let go while another process waited for them (its unlock told that process),
+     * with until when (System.nanoTime) this engine's own requests for them wait for that process
+     * first ({@link #awaitHandOver}); null when the hand-over is off.
+     */
+    private final Cache<UUID, Long> handedOver;
+    private final long handOverNanos;
     /** Lock requests of this engine in flight, by object ({@link #save}). */
     private final KeyedMutex lockRequests = new KeyedMutex();
     /** Whether a lock request may be decided in one statement ({@link #lockInOneStatement}). */
@@ -68,14 +76,18 @@ final class ObjectPersistence {
     /** A note's line for an object deleted (which every waiter must learn), where an unlock's is the id alone. */
     private static final String DELETED = "deleted ";
 
-    ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors, SystemClasses systemClasses) {
+    ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors, SystemClasses systemClasses,
+                      Duration handOver) {
+        this.handOverNanos = handOver.toNanos();
+        this.handedOver = handOver.isZero() ? null : Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(handOver).build();
         this.systemClasses = systemClasses;
         this.database = database;
         this.classes = classes;
         this.preprocessors = preprocessors;
         this.postgres = Sql.isPostgres(database.productName());
         this.unlockWaiters = new WakeUps(wait -> database.announceWaiter(UNLOCKS, wait));
-        database.notifications().listen(UNLOCKS, note -> {
+        // Another engine's notes only: this one's unlocks woke its own waiters (and one would end a hand-over's wait).
+        database.notifications().listenToOthers(UNLOCKS, note -> {
             if (note.equals(Notifications.EVERYTHING)) {
                 unlockWaiters.wakeAll();
             } else {
@@ -163,6 +175,9 @@ final class ObjectPersistence {
             });
         }
         List<ObjectState> states;
+        if (ticket != null && ordered.size() == 1) {
+            awaitHandOver(ordered.get(0).getId(), ticket);
+        }
         try {
             try {
                 states = attempt.get();
@@ -218,6 +233,22 @@ final class ObjectPersistence {
                 }
             }
             ordered.get(i).saved(states.get(i), mode);
+        }
+    }
+
+    /**
+     * A request for a lock this engine let go to another process's waiter a moment ago waits for that
+     * waiter first: until a release wakes it (this process says it waits, so the waiter's unlock tells
+     * it), or the hand-over time after the unlock. Without it the releasing process, a round trip
+     * away, asked again before the woken process could, and kept the lock: 4 processes on a
+     * cooperative-lock dispenser, one served while the others' callers waited up to a second (issue 16).
+     */
+    private void awaitHandOver(UUID id, WakeUps.Ticket ticket) {
+        Long until = handedOver == null ? null : handedOver.getIfPresent(id);
+        long left = until == null ? 0 : until - System.nanoTime();
+        if (left > 0) {
+            database.notifications().startListening();
+            ticket.awaitHandOver(left);
         }
     }
 
@@ -667,6 +698,9 @@ final class ObjectPersistence {
                 .update(session);
         if (!written) {
             throw tx.lookedAt.contains(id) ? LookAgain.INSTANCE : lostRace(session, className, id, current.usn());
+        }
+        if (write.notifiedAnotherProcess() && handedOver != null) {
+            handedOver.put(id, System.nanoTime() + handOverNanos);
         }
         tx.lockedRows.remove(id); // written: what this transaction read is no longer the row
         tx.written();

@@ -4,6 +4,7 @@ import dev.turnstile.api.ChangePreprocessor;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.engine.db.Database;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -31,11 +32,11 @@ public final class ObjectStoreServices {
     final SystemClasses systemClasses = new SystemClasses();
     private final String lockBreakerRole;
 
-    public ObjectStoreServices(Database database, String lockBreakerRole) {
+    public ObjectStoreServices(Database database, String lockBreakerRole, Duration lockHandOver) {
         this.database = database;
         this.lockBreakerRole = lockBreakerRole;
         this.classes = new ClassRegistry(database, systemClasses);
-        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses);
+        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses, lockHandOver);
     }
 
     /**

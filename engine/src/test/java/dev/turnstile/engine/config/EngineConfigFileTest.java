@@ -73,7 +73,9 @@ class EngineConfigFileTest {
             "treeLocks:\\n  lease: 9999999999999999d | treeLocks.lease = \"9999999999999999d\": must be a duration",
             "treeLocks:\\n  lease: PT2562047788015215H | treeLocks.lease = PT2562047788015215H [Duration]: from 1s to 1d",
             "retry:\\n  instances:\\n    p:\\n      maxTotalWait: 3650d | retry.instances.p.maxTotalWait = \"3650d\": from 0s to 7d",
-            "database:\\n  connectionTimeout: 1d | database.connectionTimeout = PT24H [Duration]: from 250ms to 10m"})
+            "database:\\n  connectionTimeout: 1d | database.connectionTimeout = PT24H [Duration]: from 250ms to 10m",
+            "locks:\\n  handOver: 2m | locks.handOver = PT2M [Duration]: from 0s to 1m",
+            "locks:\\n  handOver: -5ms | locks.handOver = \"-5ms\": must be a duration"})
     void hugeNumbersAndDurations_areRefusedWithTheirRange_neverACrash(String yaml, String expected) throws IOException {
         Path file = write(yaml.replace("\\n", "\n"));
         assertThatThrownBy(() -> EngineConfigFile.read(file)).isInstanceOf(dev.turnstile.api.EngineRuntimeException.class)
@@ -141,6 +143,7 @@ class EngineConfigFileTest {
         assertThat(reference.connectionTimeout()).isEqualTo(defaults.connectionTimeout());
         assertThat(reference.migrate()).isEqualTo(defaults.migrate());
         assertThat(reference.lockBreakerRole()).isEqualTo(defaults.lockBreakerRole());
+        assertThat(reference.lockHandOver()).isEqualTo(defaults.lockHandOver()).isEqualTo(Duration.ofMillis(5));
         assertThat(reference.retryPolicies()).isEqualTo(defaults.retryPolicies());
         assertThat(reference.dispenserAdminRole()).isEqualTo(defaults.dispenserAdminRole());
         assertThat(reference.dispensers()).isEqualTo(defaults.dispensers());
