@@ -37,7 +37,7 @@ public final class EngineConfig {
     /** The role that may unlock cooperative locks other users hold, by default. */
     public static final String DEFAULT_LOCK_BREAKER_ROLE = "lock-breaker";
     /**
-     * How long, by default, this engine's requests for a cooperative lock it just let go stay out
+     * How long, by default, this engine's next request for a cooperative lock it just let go waits
      * for a waiter in another process that the unlock woke ({@link #lockHandOver()}).
      */
     public static final Duration DEFAULT_LOCK_HAND_OVER = Duration.ofMillis(5);
@@ -194,9 +194,9 @@ public final class EngineConfig {
 
     /**
      * After an unlock that woke a waiter in another process (PostgreSQL's notes), how long this
-     * engine's own requests for that lock stay out, so that waiter takes it: without it the
-     * releasing process, a round trip away, took the lock again before the woken process could
-     * ask. Zero: no wait. Default {@link #DEFAULT_LOCK_HAND_OVER}.
+     * engine's own next requests for that lock wait first — until a release wakes them, or this
+     * long: without it the releasing process, a round trip away, took the lock again before the
+     * woken process could ask. Zero: no wait. Default {@link #DEFAULT_LOCK_HAND_OVER}.
      */
     public Duration lockHandOver() {
         return lockHandOver;

@@ -1,5 +1,7 @@
 package dev.turnstile.engine.db;
 
+import com.github.benmanes.caffeine.cache.Cache;
+import com.github.benmanes.caffeine.cache.Caffeine;
 import org.hibernate.StatelessSession;
 import org.hibernate.query.CommonQueryContract;
 import org.hibernate.query.MutationQuery;
@@ -47,7 +49,13 @@ public final class Notifications implements AutoCloseable {
     private final boolean postgres;
     private final ConnectionSource listenerConnection;
     private final StatementCounter counter;
-    private final Map<String, List<Consumer<String>>> listeners = new ConcurrentHashMap<>();
+    private final Map<String, List<Listener>> listeners = new ConcurrentHashMap<>();
+    /**
+     * The server processes of this engine's connections that sent a note lately (a minute), by
+     * PostgreSQL's process id, which a note carries: so that {@link #listenToOthers} skips this
+     * engine's own notes. Recorded before the statement runs, since its note can be heard before it returns.
+     */
+    private final Cache<Integer, Boolean> ownBackends = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(1)).build();
     private volatile PostgresListener listener;
     /** Until when (System.nanoTime) what this process last said of its waiters holds, by channel ({@link #announceWaiting}). */
     private final Map<String, Long> announcedUntil = new ConcurrentHashMap<>();
@@ -184,6 +192,7 @@ public final class Notifications implements AutoCloseable {
         named.appendTail(positional).append(" RETURNING CASE WHEN ").append(ANOTHER_PROCESS_WAITS)
                 .append(" THEN pg_notify(?, ?) END IS NULL");
         return Database.jdbc(counter, session, positional.toString(), s -> {
+            ownBackends.put(PostgresListener.backendPid(s.getConnection()), Boolean.TRUE);
             int i = 1;
             for (GuardedWrite.Parameter p : inOrder) {
                 bindForPostgres(s, i++, p.value(), p.type());
@@ -236,10 +245,25 @@ public final class Notifications implements AutoCloseable {
      * connects.
      */
     public void listen(String channel, Consumer<String> listener) {
+        listen(channel, new Listener(listener, false));
+    }
+
+    /**
+     * As {@link #listen}, for the notes other engines send only: this engine's own (which the sender
+     * handled here already — its own waiters are woken without a note) are not delivered.
+     */
+    public void listenToOthers(String channel, Consumer<String> listener) {
+        listen(channel, new Listener(listener, true));
+    }
+
+    private void listen(String channel, Listener listener) {
         if (this.listener != null) {
             throw new IllegalStateException("channel " + channel + " registered after the listener started");
         }
         listeners.computeIfAbsent(channel, c -> new CopyOnWriteArrayList<>()).add(listener);
+    }
+
+    private record Listener(Consumer<String> consumer, boolean othersOnly) {
     }
 
     /**
@@ -269,10 +293,15 @@ public final class Notifications implements AutoCloseable {
         return closed;
     }
 
-    void deliver(String channel, String payload) {
-        for (Consumer<String> l : listeners.getOrDefault(channel, List.of())) {
+    /** A note from the server process {@code senderPid} (0: none, as for {@link #EVERYTHING}). */
+    void deliver(String channel, String payload, int senderPid) {
+        boolean own = senderPid != 0 && ownBackends.getIfPresent(senderPid) != null;
+        for (Listener l : listeners.getOrDefault(channel, List.of())) {
+            if (own && l.othersOnly()) {
+                continue;
+            }
             try {
-                l.accept(payload);
+                l.consumer().accept(payload);
             } catch (RuntimeException e) {
                 log.warn("A listener of {} failed on a note", channel, e);
             }
@@ -281,7 +310,7 @@ public final class Notifications implements AutoCloseable {
 
     /** After the listening connection was made (again): every listener looks at everything. */
     void deliverEverything() {
-        listeners.forEach((channel, ls) -> deliver(channel, EVERYTHING));
+        listeners.forEach((channel, ls) -> deliver(channel, EVERYTHING, 0));
     }
 
     @Override

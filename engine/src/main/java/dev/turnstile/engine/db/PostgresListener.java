@@ -68,7 +68,7 @@ final class PostgresListener {
                     PGNotification[] notes = connection.unwrap(PGConnection.class).getNotifications(WAIT_MILLIS);
                     if (notes != null) {
                         for (PGNotification n : notes) {
-                            notifications.deliver(n.getName(), n.getParameter());
+                            notifications.deliver(n.getName(), n.getParameter(), n.getPID());
                         }
                     }
                 } catch (SQLException e) {
@@ -85,6 +85,11 @@ final class PostgresListener {
         } finally {
             closeConnection();
         }
+    }
+
+    /** The server process behind {@code connection} (a pooled one: its PostgreSQL connection's). */
+    static int backendPid(Connection connection) throws SQLException {
+        return connection.unwrap(PGConnection.class).getBackendPID();
     }
 
     private void listen() throws SQLException {

@@ -98,6 +98,20 @@ public final class WakeUps {
             }
         }
 
+        /**
+         * Before its first attempt, waits up to {@code nanos} for a wake-up, having said that this
+         * process waits (so a release elsewhere tells it); a wake-up it gets is used by that attempt.
+         * Interrupted, it stops waiting and keeps the flag.
+         */
+        public void awaitHandOver(long nanos) {
+            announced(TimeUnit.NANOSECONDS.toMillis(nanos));
+            try {
+                signal.tryAcquire(nanos, TimeUnit.NANOSECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }
+
         /** Whether it has been woken and not yet used the wake-up. */
         boolean isWoken() {
             return signal.availablePermits() > 0;

@@ -34,7 +34,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.locks.LockSupport;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -87,7 +86,8 @@ final class ObjectPersistence {
         this.preprocessors = preprocessors;
         this.postgres = Sql.isPostgres(database.productName());
         this.unlockWaiters = new WakeUps(wait -> database.announceWaiter(UNLOCKS, wait));
-        database.notifications().listen(UNLOCKS, note -> {
+        // Another engine's notes only: this one's unlocks woke its own waiters (and one would end a hand-over's wait).
+        database.notifications().listenToOthers(UNLOCKS, note -> {
             if (note.equals(Notifications.EVERYTHING)) {
                 unlockWaiters.wakeAll();
             } else {
@@ -176,7 +176,7 @@ final class ObjectPersistence {
         }
         List<ObjectState> states;
         if (ticket != null && ordered.size() == 1) {
-            awaitHandOver(ordered.get(0).getId());
+            awaitHandOver(ordered.get(0).getId(), ticket);
         }
         try {
             try {
@@ -237,17 +237,18 @@ final class ObjectPersistence {
     }
 
     /**
-     * A request for a lock this engine let go to another process's waiter a moment ago stays out
-     * until the hand-over time after that unlock, so the woken waiter can take it. Without it the
-     * releasing process, a round trip away, asked again before the woken process could, and kept
-     * the lock: 4 processes on a cooperative-lock dispenser, one served while the others' callers
-     * waited up to a second (issue 16). Not ended by other releases: each wakes a waiter in every
-     * waiting process, and one more racer only made more of them refused.
+     * A request for a lock this engine let go to another process's waiter a moment ago waits for that
+     * waiter first: until a release wakes it (this process says it waits, so the waiter's unlock tells
+     * it), or the hand-over time after the unlock. Without it the releasing process, a round trip
+     * away, asked again before the woken process could, and kept the lock: 4 processes on a
+     * cooperative-lock dispenser, one served while the others' callers waited up to a second (issue 16).
      */
-    private void awaitHandOver(UUID id) {
+    private void awaitHandOver(UUID id, WakeUps.Ticket ticket) {
         Long until = handedOver == null ? null : handedOver.getIfPresent(id);
-        for (long left; until != null && (left = until - System.nanoTime()) > 0 && !Thread.currentThread().isInterrupted(); ) {
-            LockSupport.parkNanos(left);
+        long left = until == null ? 0 : until - System.nanoTime();
+        if (left > 0) {
+            database.notifications().startListening();
+            ticket.awaitHandOver(left);
         }
     }
 
