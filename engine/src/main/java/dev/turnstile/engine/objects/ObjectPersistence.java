@@ -238,8 +238,10 @@ final class ObjectPersistence {
 
     /**
      * A request for a lock this engine let go to another process's waiter a moment ago waits for that
-     * waiter first: until a release wakes it (this process says it waits, so the waiter's unlock tells
-     * it), or the hand-over time after the unlock. Without it the releasing process, a round trip
+     * waiter first: until another process's release wakes it (this process says it waits, so the
+     * waiter's unlock tells it; this engine's own notes are not heard), or the hand-over time after
+     * the unlock. (Staying out the whole time served 4 processes better but left the lock idle when
+     * only one other waited: 2 JVMs' lock pairs fell to 0.7x; docs/BENCHMARKS.md.) Without it the releasing process, a round trip
      * away, asked again before the woken process could, and kept the lock: 4 processes on a
      * cooperative-lock dispenser, one served while the others' callers waited up to a second (issue 16).
      */
@@ -430,8 +432,8 @@ final class ObjectPersistence {
      * the row as the statement found it, from which the refusal is told. A look, then an UPDATE
      * guarded by the USN it read, left the lock free for a round trip more between one holder's
      * unlock and the next grant, and a waiter that lost the race redid both (issue 16, item 5).
-     * Null when it cannot decide — another database, a request stating a USN, a system class, a
-     * class with preprocessors, a row of another class or gone, or one that other writers changed
+     * Null when it cannot decide — another database, a request stating a USN, a user's request on an
+     * engine class, a class with a preprocessor that runs on a lock, a row of another class or gone, or one that other writers changed
      * while each of {@link LookAgain#LOOKS} statements waited for it — and the request looks, as before.
      */
     private ObjectState lockInOneStatement(Transaction tx, DefaultIndependentObject o) {
