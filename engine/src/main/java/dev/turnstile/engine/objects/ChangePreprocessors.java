@@ -24,6 +24,11 @@ final class ChangePreprocessors {
         boolean runsOn(ChangeContext.Action action, Map<String, Object> values, Map<String, Object> stored) {
             return concerns == null || action == ChangeContext.Action.UPDATE && !values.equals(stored) && concerns.test(stored);
         }
+
+        /** The same, before the values are merged: an update setting {@code pending} on {@code stored} (null: not known). */
+        boolean mayRunOn(Map<String, Object> stored, Map<String, Object> pending) {
+            return concerns == null || !pending.isEmpty() && (stored == null || concerns.test(stored));
+        }
     }
 
     private final Map<String, List<Entry>> byClass = new ConcurrentHashMap<>();
@@ -62,7 +67,7 @@ final class ChangePreprocessors {
         }
         for (String className : definition.lineage()) {
             for (Entry e : byClass.getOrDefault(className, List.of())) {
-                if (e.concerns() == null || !pending.isEmpty() && (stored == null || e.concerns().test(stored))) {
+                if (e.mayRunOn(stored, pending)) {
                     return true;
                 }
             }
