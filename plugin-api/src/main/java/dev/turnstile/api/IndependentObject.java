@@ -88,6 +88,14 @@ public interface IndependentObject {
     void lock(int timeoutSeconds, String owner);
 
     /**
+     * As {@link #lock}, but a new lock or none: the save fails with {@link ExceptionCode#E_OBJECT_LOCKED}
+     * while anyone holds an unexpired lock, the session's own user too (the same account on another
+     * node, say), where {@link #lock} would refresh the holder's lock and let both go on. For work
+     * that must run alone; {@link dev.turnstile.api.retry.Locking}'s helpers lock so.
+     */
+    void lockExclusively(int timeoutSeconds, String owner);
+
+    /**
      * Unlocks the object at the next save: by its holder, or by a session with the lock-breaking
      * role ({@link ExceptionCode#E_ACCESS_DENIED} otherwise); {@link ExceptionCode#E_OBJECT_NOT_LOCKED}
      * if it holds no unexpired lock.

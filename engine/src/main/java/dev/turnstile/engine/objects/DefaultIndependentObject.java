@@ -229,6 +229,15 @@ class DefaultIndependentObject implements IndependentObject {
 
     @Override
     public void lock(int timeoutSeconds, String owner) {
+        pendingLock = checkedLock(timeoutSeconds, owner, false);
+    }
+
+    @Override
+    public void lockExclusively(int timeoutSeconds, String owner) {
+        pendingLock = checkedLock(timeoutSeconds, owner, true);
+    }
+
+    private LockRules.Pending checkedLock(int timeoutSeconds, String owner, boolean exclusive) {
         if (!store.classDefinition(className).isLockable()) {
             throw EngineRuntimeException.objectNotLockable(className, id);
         }
@@ -240,7 +249,7 @@ class DefaultIndependentObject implements IndependentObject {
             throw EngineRuntimeException.badArgument("lock owner of " + className + " {" + id + "}", owner,
                     "at most " + MAX_LOCK_OWNER_LENGTH + " characters");
         }
-        pendingLock = LockRules.Pending.lock(timeoutSeconds, owner);
+        return LockRules.Pending.lock(timeoutSeconds, owner, exclusive);
     }
 
     @Override

@@ -14,16 +14,19 @@ final class LockRules {
     private LockRules() {
     }
 
-    /** A lock or unlock waiting for the next save; {@link #NONE} if neither. */
-    record Pending(boolean locking, boolean unlocking, int timeoutSeconds, String owner) {
-        static final Pending NONE = new Pending(false, false, 0, null);
+    /**
+     * A lock or unlock waiting for the next save; {@link #NONE} if neither. An exclusive lock is
+     * refused while anyone holds the lock, its holder too ({@code lockExclusively}).
+     */
+    record Pending(boolean locking, boolean unlocking, int timeoutSeconds, String owner, boolean exclusive) {
+        static final Pending NONE = new Pending(false, false, 0, null, false);
 
-        static Pending lock(int timeoutSeconds, String owner) {
-            return new Pending(true, false, timeoutSeconds, owner);
+        static Pending lock(int timeoutSeconds, String owner, boolean exclusive) {
+            return new Pending(true, false, timeoutSeconds, owner, exclusive);
         }
 
         static Pending unlock() {
-            return new Pending(false, true, 0, null);
+            return new Pending(false, true, 0, null, false);
         }
     }
 
@@ -43,7 +46,7 @@ final class LockRules {
         boolean held = stored.isHeldAt(now, storedDateLastModified);
         boolean heldByOther = held && !stored.holder().equals(actor.user());
         if (pending.locking()) {
-            if (heldByOther) {
+            if (heldByOther || held && pending.exclusive()) {
                 throw locked(className, id, stored, storedDateLastModified);
             }
             // The holder locking again refreshes the timeout and keeps its token; otherwise a new lock.

@@ -56,7 +56,7 @@ final class ObjectPersistence {
     private final SystemClasses systemClasses;
     private volatile ObjectWriteListener listener;
     final LockCounts lockCounts = new LockCounts();
-    /** Locks held by this engine's sessions, by what it wrote ({@link #refuseIfHeldHereByAnother}); bounded. */
+    /** Locks held by this engine's sessions, by what it wrote ({@link #refuseIfHeldHere}); bounded. */
     private final Cache<UUID, HeldHere> heldHere = Caffeine.newBuilder().maximumSize(10_000).build();
     /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
     private final WakeUps unlockWaiters;
@@ -338,7 +338,7 @@ final class ObjectPersistence {
             if (unlock) {
                 return List.of(write(tx, o)); // known state: no read, one guarded UPDATE
             }
-            refuseIfHeldHereByAnother(tx, o);
+            refuseIfHeldHere(tx, o);
             ObjectState locked = lockInOneStatement(tx, o);
             return locked == null ? null : List.of(locked);
         });
@@ -389,7 +389,7 @@ final class ObjectPersistence {
         LockRules.Pending lockAction = o.pendingLock();
         boolean lookFirst = lockAction.locking() && tx.mayLook && o.knownStoredValues() == null;
         if (lookFirst) {
-            refuseIfHeldHereByAnother(tx, o);
+            refuseIfHeldHere(tx, o);
             ObjectState locked = lockInOneStatement(tx, o);
             if (locked != null) {
                 return locked;
@@ -405,15 +405,16 @@ final class ObjectPersistence {
 
     /**
      * A lock request that would look at the row (USN-less, as every attempt of {@code Locking}) is
-     * refused without a statement when another user of this engine holds the lock by what this
-     * engine wrote and its expiry has not come: the database would refuse it for the same reason,
+     * refused without a statement when another user of this engine holds the lock (for an exclusive
+     * request, anyone) by what this engine wrote and its expiry has not come: the database would refuse it for the same reason,
      * and pollers in one process no longer load the database the holder's unlock waits on. Only
      * ever a refusal, never a grant; past the expiry, or once this engine unlocked or saw an unlock
      * fail, the request asks the database as before. The refusal is the database's, word for word.
      */
-    private void refuseIfHeldHereByAnother(Transaction tx, DefaultIndependentObject o) {
+    private void refuseIfHeldHere(Transaction tx, DefaultIndependentObject o) {
         HeldHere here = heldHere.getIfPresent(o.getId());
-        if (here == null || here.lock().holder().equals(tx.actor.user()) || !here.expiry().isAfter(tx.now)) {
+        boolean mayRefresh = here != null && here.lock().holder().equals(tx.actor.user()) && !o.pendingLock().exclusive();
+        if (here == null || mayRefresh || !here.expiry().isAfter(tx.now)) {
             return;
         }
         DefaultClassDefinition stored = classes.get(tx.session, here.className());
@@ -451,8 +452,9 @@ final class ObjectPersistence {
             FoundRow found = database.jdbc(tx.session, LOCK_IN_ONE_STATEMENT, statement -> {
                 OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
                 UUID id = o.getId();
+                // An exclusive request is granted by no holder, its own user's neither (NULL matches nothing).
                 Object[] values = {user, at, user, at, UUID.randomUUID(), user, pending.owner(), pending.timeoutSeconds(),
-                        id, o.getClassName(), user, at, id};
+                        id, o.getClassName(), pending.exclusive() ? null : user, at, id};
                 for (int i = 0; i < values.length; i++) {
                     statement.setObject(i + 1, values[i]);
                 }

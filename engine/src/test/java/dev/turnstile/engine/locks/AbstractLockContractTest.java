@@ -56,6 +56,8 @@ public abstract class AbstractLockContractTest {
 
     /** A policy that waits five minutes between attempts: only a wake-up ends its wait sooner. */
     static final String SLOW_POLL = "slow-poll";
+    /** One attempt, no retry. */
+    static final String ONCE = "once";
 
     protected abstract EngineConfig config();
 
@@ -63,6 +65,7 @@ public abstract class AbstractLockContractTest {
     void open() {
         engine = ContentEngine.open(EngineConfig.from(config()).clock(clock)
                 .retryPolicy(SLOW_POLL, RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
+                .retryPolicy(ONCE, RetryPolicyConfig.builder().maxAttempts(1).build())
                 .retryPolicy("fuzz", RetryPolicyConfig.builder().maxAttempts(100_000).waitDuration(Duration.ofMillis(1))
                         .enableRandomizedWait(true).randomizedWaitFactor(0.9).build())
                 .build());
@@ -135,6 +138,37 @@ public abstract class AbstractLockContractTest {
         assertThat(seen.getLockHolder()).isEqualTo("alice");
         assertThat(seen.getLockToken()).isEqualTo(o.getLockToken());
         assertThat(seen.getUpdateSequenceNumber()).as("a lock is a save: the USN moves").isEqualTo(1L);
+    }
+
+    @Test
+    void withLock_isRefusedWhileTheSameUserHoldsTheLockInAnotherSession() {
+        // A service account on two nodes: the second node's withLock must wait for the first, not share
+        // its lock (a plain re-lock by the holder refreshes it, FileNet's rule, and both would run).
+        CustomObject o = created();
+        ObjectStore aliceOnAnotherNode = engine.session("alice").objectStore();
+        RetryPolicy once = engine.retryPolicies().get(ONCE);
+        CustomObject first = fetch(alice, o.getId());
+
+        Integer seen = Locking.withLock(first, 60, "node 1", once, locked -> {
+            CustomObject second = aliceOnAnotherNode.getCustomObject(cls, o.getId());
+            EngineRuntimeException e = failure(() -> Locking.withLock(second, 60, "node 2", once, alsoLocked -> 0));
+            assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_RETRY_EXHAUSTED);
+            EngineRuntimeException refusal = (EngineRuntimeException) e.getCause();
+            assertThat(refusal.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+            assertThat(refusal.getMessage()).isEqualTo("E_OBJECT_LOCKED: The object " + cls + " {" + o.getId() + "} is"
+                    + " locked by alice (owner \"node 1\") until " + first.getLockExpiry());
+            locked.getProperties().putValue("Counter", 1);
+            return 1;
+        });
+
+        CustomObject after = fetch(bob, o.getId());
+        assertThat(seen).isEqualTo(1);
+        assertThat(after.isLocked()).as("the first withLock let go of its own lock").isFalse();
+        assertThat(after.getProperties().getInteger32Value("Counter")).isEqualTo(1);
+        assertThat(after.getUpdateSequenceNumber()).as("create, lock, save with the unlock: the refusal wrote nothing")
+                .isEqualTo(2L);
+        Integer second = Locking.withLock(fetch(alice, o.getId()), 60, "node 2", once, locked -> 2);
+        assertThat(second).as("free again: the second node's turn").isEqualTo(2);
     }
 
     @Test

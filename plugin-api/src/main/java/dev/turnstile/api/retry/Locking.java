@@ -15,8 +15,9 @@ public final class Locking {
     }
 
     /**
-     * Locks {@code object}, retrying by {@code policy} while it is locked by another user or
-     * modified under us. Each attempt is one transaction that reads the row, takes the lock by a
+     * Locks {@code object}, retrying by {@code policy} while anyone else holds its lock or it is
+     * modified under us. The lock is exclusive ({@link IndependentObject#lockExclusively}): the same
+     * user in another session or process waits too, where a plain re-lock would share it. Each attempt is one transaction that reads the row, takes the lock by a
      * write guarded by the USN it read (looking again if another writer got in first), and brings
      * back the current state (its USN is cleared first, so any pending changes merge onto the
      * latest values).
@@ -24,7 +25,7 @@ public final class Locking {
     public static void lockWithRetry(IndependentObject object, int timeoutSeconds, String owner, RetryPolicy policy) {
         policy.run(() -> {
             object.setUpdateSequenceNumber(null);
-            object.lock(timeoutSeconds, owner);
+            object.lockExclusively(timeoutSeconds, owner);
             object.save(RefreshMode.REFRESH);
         });
     }
