@@ -193,10 +193,10 @@ public final class EngineConfig {
     }
 
     /**
-     * After an unlock that woke a waiter in another process (PostgreSQL's notes), how long this
-     * engine's own next requests for that lock wait first — until a release wakes them, or this
-     * long: without it the releasing process, a round trip away, took the lock again before the
-     * woken process could ask. Zero: no wait. Default {@link #DEFAULT_LOCK_HAND_OVER}.
+     * After an unlock that woke waiters in other processes (PostgreSQL's notes), how long at most this
+     * engine's own next requests for that lock wait first — until as many releases of it in other
+     * processes as processes were waiting, or this long: without it the releasing process, a round
+     * trip away, took the lock again before a woken process could ask. Zero: no wait. Default {@link #DEFAULT_LOCK_HAND_OVER}.
      */
     public Duration lockHandOver() {
         return lockHandOver;

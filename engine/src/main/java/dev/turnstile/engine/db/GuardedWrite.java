@@ -21,7 +21,7 @@ public final class GuardedWrite {
     private Notifications notifications;
     private String notifyChannel;
     private String notifyPayload;
-    private boolean notifiedAnotherProcess;
+    private int processesNotified;
 
     /** A named parameter of the statement, and the type that says what its null is. */
     record Parameter(String name, Object value, Class<?> type) {
@@ -97,9 +97,9 @@ public final class GuardedWrite {
         return this;
     }
 
-    /** Whether the statement run ({@link #notifying}) told another process's waiter. */
-    public boolean notifiedAnotherProcess() {
-        return notifiedAnotherProcess;
+    /** How many other processes with a waiter the statement run ({@link #notifying}) told; 0 if none. */
+    public int processesNotified() {
+        return processesNotified;
     }
 
     /** Runs the UPDATE (bumping the USN); true if the row was written. */
@@ -122,7 +122,7 @@ public final class GuardedWrite {
         if (notifications != null) {
             Notifications.Written written = notifications.executeAndNotify(session, sql.toString(), parameters, notifyChannel,
                     notifyPayload);
-            notifiedAnotherProcess = written.notifiedAnotherProcess();
+            processesNotified = written.processesNotified();
             return written.rows() == 1;
         }
         var query = session.createNativeMutationQuery(sql.toString());

@@ -74,6 +74,9 @@ public final class Notifications implements AutoCloseable {
         this.counter = counter;
     }
 
+    /** The rows of {@code ts_waiting} of other processes with a waiter on a channel; parameters: {@link #waiterParameters}. */
+    private static final String OTHER_PROCESSES_WAITING = "starts_with(channel, ?) AND channel <> ? AND waiting_until > CURRENT_TIMESTAMP";
+
     /**
      * The SQL condition, for a publisher's statement, that another process has said it has a waiter
      * on a channel ({@link #announceWaiting}), by the database's time; parameters:
@@ -81,8 +84,7 @@ public final class Notifications implements AutoCloseable {
      * transaction ends (PostgreSQL's async.c), so notes nobody listens for made every release of 16
      * threads wait for the others' commits (issue 16); this process's own waiters are woken without one.
      */
-    public static final String ANOTHER_PROCESS_WAITS = "EXISTS (SELECT 1 FROM ts_waiting WHERE starts_with(channel, ?)"
-            + " AND channel <> ? AND waiting_until > CURRENT_TIMESTAMP)";
+    public static final String ANOTHER_PROCESS_WAITS = "EXISTS (SELECT 1 FROM ts_waiting WHERE " + OTHER_PROCESSES_WAITING + ")";
 
     /** How much longer than its next wait a waiter says it waits: releases notify until then. */
     static final Duration ANNOUNCED_SLACK = Duration.ofSeconds(2);
@@ -170,7 +172,7 @@ public final class Notifications implements AutoCloseable {
     /**
      * As above, for a statement whose parameters are {@code parameters} (named in {@code sql} as
      * {@code :name}), and notifying only while another process has a waiter on {@code channel}
-     * ({@link #ANOTHER_PROCESS_WAITS}): its waiters must say so first. On PostgreSQL it runs by
+     * ({@link #ANOTHER_PROCESS_WAITS}): its waiters must say so first; it returns how many did. On PostgreSQL it runs by
      * plain JDBC, counted in the engine's statistics as Hibernate's statements are: Hibernate mapped
      * the native query's result afresh on every execution, most of an unlock's CPU in a profile of
      * lock+unlock pairs (issue 16, item 5).
@@ -178,7 +180,7 @@ public final class Notifications implements AutoCloseable {
     Written executeAndNotify(StatelessSession session, String sql, List<GuardedWrite.Parameter> parameters, String channel,
                              String payload) {
         if (!postgres) {
-            return new Written(executeAndNotify(session, sql, q -> parameters.forEach(p -> p.bind(q)), channel, payload), false);
+            return new Written(executeAndNotify(session, sql, q -> parameters.forEach(p -> p.bind(q)), channel, payload), 0);
         }
         Map<String, GuardedWrite.Parameter> byName = new HashMap<>();
         parameters.forEach(p -> byName.put(p.name(), p));
@@ -189,33 +191,35 @@ public final class Notifications implements AutoCloseable {
             inOrder.add(byName.get(named.group(1)));
             named.appendReplacement(positional, "?");
         }
-        named.appendTail(positional).append(" RETURNING CASE WHEN ").append(ANOTHER_PROCESS_WAITS)
-                .append(" THEN pg_notify(?, ?) END IS NULL");
+        // The CASE keeps pg_notify (volatile) from running when nobody waits.
+        named.appendTail(positional).append(" RETURNING (SELECT CASE WHEN count(*) = 0 THEN 0")
+                .append(" WHEN pg_notify(?, ?) IS NOT NULL THEN count(*) END FROM ts_waiting WHERE ")
+                .append(OTHER_PROCESSES_WAITING).append(")");
         return Database.jdbc(counter, session, positional.toString(), s -> {
             ownBackends.put(PostgresListener.backendPid(s.getConnection()), Boolean.TRUE);
             int i = 1;
             for (GuardedWrite.Parameter p : inOrder) {
                 bindForPostgres(s, i++, p.value(), p.type());
             }
+            s.setString(i++, channel);
+            s.setString(i++, sendable(payload));
             for (Object p : waiterParameters(channel)) {
                 s.setObject(i++, p);
             }
-            s.setString(i++, channel);
-            s.setString(i, sendable(payload));
             int rows = 0;
-            boolean notified = false;
+            int notified = 0;
             try (ResultSet rs = s.executeQuery()) {
                 while (rs.next()) {
                     rows++;
-                    notified |= !rs.getBoolean(1); // pg_notify ran: the CASE was not NULL
+                    notified = rs.getInt(1);
                 }
             }
             return new Written(rows, notified);
         });
     }
 
-    /** The rows a statement wrote, and whether it notified another process's waiter. */
-    record Written(int rows, boolean notifiedAnotherProcess) {
+    /** The rows a statement wrote, and how many other processes with a waiter it notified. */
+    record Written(int rows, int processesNotified) {
     }
 
     /** A named parameter ({@code :k}, {@code :p3}); not the second colon of a {@code ::} cast. */

@@ -34,6 +34,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -61,11 +62,11 @@ final class ObjectPersistence {
     /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
     private final WakeUps unlockWaiters;
     /**
-     * Locks this engine let go while another process waited for them (its unlock told that process),
-     * with until when (System.nanoTime) this engine's own requests for them wait for that process
-     * first ({@link #awaitHandOver}); null when the hand-over is off.
+     * Locks this engine let go while other processes waited for them (its unlock told them), whose
+     * next requests here wait for those processes first ({@link #awaitHandOver}); null when the
+     * hand-over is off.
      */
-    private final Cache<UUID, Long> handedOver;
+    private final Cache<UUID, HandOver> handedOver;
     private final long handOverNanos;
     /** Lock requests of this engine in flight, by object ({@link #save}). */
     private final KeyedMutex lockRequests = new KeyedMutex();
@@ -89,13 +90,18 @@ final class ObjectPersistence {
         // Another engine's notes only: this one's unlocks woke its own waiters (and one would end a hand-over's wait).
         database.notifications().listenToOthers(UNLOCKS, note -> {
             if (note.equals(Notifications.EVERYTHING)) {
+                if (handedOver != null) {
+                    handedOver.invalidateAll(); // unlocks may have been missed: no turns to count
+                }
                 unlockWaiters.wakeAll();
             } else {
                 note.lines().forEach(line -> {
                     if (line.startsWith(DELETED)) {
                         unlockWaiters.wake(UUID.fromString(line.substring(DELETED.length())));
                     } else {
-                        unlockWaiters.wakeOne(UUID.fromString(line));
+                        UUID id = UUID.fromString(line);
+                        turnTaken(id);
+                        unlockWaiters.wakeOne(id);
                     }
                 });
             }
@@ -237,20 +243,41 @@ final class ObjectPersistence {
     }
 
     /**
-     * A request for a lock this engine let go to another process's waiter a moment ago waits for that
-     * waiter first: until another process's release wakes it (this process says it waits, so the
-     * waiter's unlock tells it; this engine's own notes are not heard), or the hand-over time after
-     * the unlock. (Staying out the whole time served 4 processes better but left the lock idle when
-     * only one other waited: 2 JVMs' lock pairs fell to 0.7x; docs/BENCHMARKS.md.) Without it the releasing process, a round trip
-     * away, asked again before the woken process could, and kept the lock: 4 processes on a
-     * cooperative-lock dispenser, one served while the others' callers waited up to a second (issue 16).
+     * A lock this engine let go while {@code turnsLeft} other processes waited for it, and until when
+     * (System.nanoTime) at most its next requests here wait for their unlocks ({@link #awaitHandOver}).
+     */
+    private record HandOver(long untilNanos, AtomicInteger turnsLeft) {
+    }
+
+    /**
+     * A request for a lock this engine let go to other processes' waiters a moment ago waits for them
+     * first: until as many unlocks of it in other processes as processes were waiting when it let go
+     * (this process says it waits, so their unlocks tell it; this engine's own notes are not heard),
+     * or the hand-over time after the unlock. Without it the releasing process, a round trip away,
+     * asked again before a woken process could, and kept the lock: 4 processes on a cooperative-lock
+     * dispenser, one served while the others' callers waited up to a second (issue 16). Waiting for
+     * one unlock only let 4 processes take turns two by two; staying out the whole time left the
+     * lock idle when only one other process waited (docs/BENCHMARKS.md).
      */
     private void awaitHandOver(UUID id, WakeUps.Ticket ticket) {
-        Long until = handedOver == null ? null : handedOver.getIfPresent(id);
-        long left = until == null ? 0 : until - System.nanoTime();
-        if (left > 0) {
+        HandOver h = handedOver == null ? null : handedOver.getIfPresent(id);
+        // Until that hand-over has run its turns: a later unlock here (another thread's) starts another,
+        // for the requests after it, and a request already waiting goes (2 JVMs x 2 threads: 350 -> 450 pairs/s).
+        while (h != null && h == handedOver.getIfPresent(id)) {
+            long left = h.untilNanos() - System.nanoTime();
+            if (left <= 0) {
+                return;
+            }
             database.notifications().startListening();
-            ticket.awaitHandOver(left);
+            ticket.awaitHandOver(left); // woken by an unlock: look whether turns are left
+        }
+    }
+
+    /** Another process unlocked {@code id}: one turn of a hand-over of it taken; the last ends it. */
+    private void turnTaken(UUID id) {
+        HandOver h = handedOver == null ? null : handedOver.getIfPresent(id);
+        if (h != null && h.turnsLeft().decrementAndGet() <= 0) {
+            handedOver.asMap().remove(id, h);
         }
     }
 
@@ -703,8 +730,8 @@ final class ObjectPersistence {
         if (!written) {
             throw tx.lookedAt.contains(id) ? LookAgain.INSTANCE : lostRace(session, className, id, current.usn());
         }
-        if (write.notifiedAnotherProcess() && handedOver != null) {
-            handedOver.put(id, System.nanoTime() + handOverNanos);
+        if (write.processesNotified() > 0 && handedOver != null) {
+            handedOver.put(id, new HandOver(System.nanoTime() + handOverNanos, new AtomicInteger(write.processesNotified())));
         }
         tx.lockedRows.remove(id); // written: what this transaction read is no longer the row
         tx.written();

@@ -19,12 +19,15 @@ import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.BlockingQueue;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -189,6 +192,74 @@ class PostgresLockWakeUpTest {
             letGo.countDown();
             waiter.get(60, TimeUnit.SECONDS);
             assertThat(again.get(60, TimeUnit.SECONDS)).as("granted once the waiter unlocked, not a minute later")
+                    .isEqualTo("holder's again");
+        } finally {
+            pool.shutdownNow();
+            TestDatabases.dropDatabase(TestDatabases.postgres(), name);
+        }
+    }
+
+    @Test
+    void anUnlockThatWokeWaitersInTwoOtherProcesses_letsBothInBeforeThisEnginesNextRequest() throws Exception {
+        String name = "ts_handover2_" + UUID.randomUUID().toString().substring(0, 8);
+        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
+        EngineConfig config = EngineConfig.from(db).lockHandOver(Duration.ofMinutes(1))
+                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
+                // Each wake-up a waiter loses to the other is an attempt; only a wake-up ends a wait sooner.
+                .retryPolicy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build())
+                .build();
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try (ContentEngine here = ContentEngine.open(config);
+             ContentEngine second = ContentEngine.open(config);
+             ContentEngine third = ContentEngine.open(config)) {
+            ObjectStore holder = here.session("holder").objectStore();
+            holder.defineClass("Gate", c -> c.integer32("Counter"));
+            listening(here, second, holder, pool);
+            CustomObject gate = holder.createCustomObject("Gate");
+            gate.save(RefreshMode.REFRESH);
+            gate.lock(30, "holder's");
+            gate.save(RefreshMode.REFRESH);
+
+            // A waiter in each other process; whichever has the lock says so, then waits to be let go.
+            BlockingQueue<CountDownLatch> holding = new LinkedBlockingQueue<>();
+            List<Future<?>> waiters = new ArrayList<>();
+            for (ContentEngine elsewhere : List.of(second, third)) {
+                CustomObject wanted = elsewhere.session("waiter").objectStore().getCustomObject("Gate", gate.getId());
+                SimpleMeterRegistry registry = new SimpleMeterRegistry();
+                new TurnstileMetrics(elsewhere).bindTo(registry);
+                waiters.add(pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", elsewhere.retryPolicies().get("patient"),
+                        o -> {
+                            CountDownLatch letGo = new CountDownLatch(1);
+                            holding.add(letGo);
+                            try {
+                                letGo.await();
+                            } catch (InterruptedException e) {
+                                throw new IllegalStateException(e);
+                            }
+                            return null;
+                        })));
+                Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
+            }
+
+            gate.unlock();
+            gate.save(RefreshMode.REFRESH); // tells both waiters' processes
+            Future<?> again = pool.submit(() -> {
+                CustomObject mine = holder.getCustomObject("Gate", gate.getId());
+                mine.lock(300, "holder's again");
+                mine.save(RefreshMode.REFRESH);
+                return mine.getLockOwner();
+            });
+            CountDownLatch first = holding.poll(60, TimeUnit.SECONDS);
+            assertThat(first).as("a woken waiter had the lock first").isNotNull();
+            first.countDown();
+            CountDownLatch next = holding.poll(60, TimeUnit.SECONDS);
+            assertThat(next).as("the other process's waiter had its turn before this engine asked again").isNotNull();
+            assertThat(again).as("this engine's request waits while the second waiter holds it").isNotDone();
+            next.countDown();
+            for (Future<?> w : waiters) {
+                w.get(60, TimeUnit.SECONDS);
+            }
+            assertThat(again.get(60, TimeUnit.SECONDS)).as("granted once both waiters unlocked, not a minute later")
                     .isEqualTo("holder's again");
         } finally {
             pool.shutdownNow();
