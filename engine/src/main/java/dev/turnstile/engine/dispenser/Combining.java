@@ -18,7 +18,7 @@ import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
-import java.util.function.IntFunction;
+import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
 
 /**
@@ -43,7 +43,18 @@ final class Combining {
     private final Queue<Request> queue = new ConcurrentLinkedQueue<>();
 
     /** {@code takeBlock}: how this caller would take a batch's block if it leads. */
-    private record Request(int count, String user, IntFunction<NumberBlock> takeBlock, CompletableFuture<NumberBlock> result) {
+    private record Request(int count, String user, BlockTaker takeBlock, CompletableFuture<NumberBlock> result) {
+    }
+
+    /**
+     * How a leader takes its batch's block: {@code count} closes the batch and says how many numbers
+     * to take — asked once the strategy may take them, so that a strategy that waits first (for a
+     * cooperative lock) takes for the callers that queued while it waited too, where a batch closed
+     * before the wait left them for another round of lock and unlock.
+     */
+    @FunctionalInterface
+    interface BlockTaker {
+        NumberBlock take(IntSupplier count);
     }
 
     Combining(UUID id, RetryPolicy policy) {
@@ -73,7 +84,7 @@ final class Combining {
      * result, looking every {@link #POLL} whether the leader has stepped down — and for no longer
      * than {@code waitBound}: a request still queued then is withdrawn (nothing was taken for it).
      */
-    NumberBlock take(int count, String user, IntFunction<NumberBlock> takeBlock) {
+    NumberBlock take(int count, String user, BlockTaker takeBlock) {
         Request mine = new Request(count, user, takeBlock, new CompletableFuture<>());
         queue.add(mine);
         Duration bound = waitBound != null ? waitBound : waitBoundOf(policy);
@@ -114,6 +125,17 @@ final class Combining {
         }
     }
 
+    private void drainInto(List<Request> batch) {
+        for (Request r; (r = queue.poll()) != null; ) {
+            batch.add(r);
+        }
+    }
+
+    /** Requests queued and not yet in a batch (for tests). */
+    int queued() {
+        return queue.size();
+    }
+
     private static RuntimeException rethrow(Throwable cause) {
         if (cause instanceof RuntimeException r) {
             throw r;
@@ -126,18 +148,23 @@ final class Combining {
 
     private void serveQueue() {
         List<Request> batch = new ArrayList<>();
-        for (Request r; (r = queue.poll()) != null; ) {
-            batch.add(r);
-        }
+        drainInto(batch);
         if (batch.isEmpty()) {
             return;
         }
         // From here every request of the batch is completed, whatever is thrown: its caller waits for it.
         try {
-            int block = batch.stream().mapToInt(Request::count).sum();
-            List<String> issuers = new ArrayList<>(block);
-            batch.forEach(r -> issuers.addAll(Collections.nCopies(r.count(), r.user())));
-            NumberBlock taken = Register.issuedFor(issuers, () -> batch.get(0).takeBlock().apply(block));
+            List<String> issuers = new ArrayList<>(); // filled when the batch closes, read by the register's save
+            int[] block = {0};
+            IntSupplier count = () -> {
+                if (block[0] == 0) {
+                    drainInto(batch);
+                    batch.forEach(r -> issuers.addAll(Collections.nCopies(r.count(), r.user())));
+                    block[0] = issuers.size();
+                }
+                return block[0];
+            };
+            NumberBlock taken = Register.issuedFor(issuers, () -> batch.get(0).takeBlock().take(count));
             long next = taken.first();
             for (Request r : batch) {
                 r.result().complete(new NumberBlock(next, r.count(), taken.period(), taken.issuedOn()));

@@ -12,14 +12,15 @@ import dev.turnstile.engine.retry.SingleAttempt;
 
 import java.util.UUID;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.IntSupplier;
 
 /**
  * The article's cooperative lock: lock with retry-and-sleep (one transaction that also reads the
  * counter), then the increment and the unlock in one save: two round trips per block. The callers
  * of one process combine ({@link Combining}): the one that leads takes the lock once for all the
- * numbers queued behind it, so one process polls the lock with one thread.
+ * numbers queued behind it by the time it holds the lock, so one process polls the lock with one thread.
  */
-final class CooperativeLock implements Strategy {
+final class CooperativeLock {
     private final ObjectStore os;
     private final UUID id;
     private final RetryPolicy policy;
@@ -36,9 +37,11 @@ final class CooperativeLock implements Strategy {
         this.owner = owner;
     }
 
-    /** One number, or one combined block ({@link Combining}): lock, take, save with the unlock. */
-    @Override
-    public NumberBlock take(int count) {
+    /**
+     * One combined block ({@link Combining}): lock, take, save with the unlock. The block's size is
+     * asked once the lock is held, so the callers that queued while it was awaited are in it.
+     */
+    NumberBlock take(IntSupplier count) {
         // One policy, one budget: an attempt takes the lock once (E_OBJECT_LOCKED while another holds
         // it) and saves the increment with the unlock (E_OBJECT_MODIFIED if a writer using another
         // strategy got in meanwhile; withLock has unlocked by then); either is one attempt of it.
@@ -46,7 +49,7 @@ final class CooperativeLock implements Strategy {
             CustomObject counter = os.getCustomObject(Dispenser.CLASS_NAME, id);
             try {
                 Locking.withLock(counter, timeoutSeconds, owner, SingleAttempt.INSTANCE, locked -> {
-                    Series.take(locked.getProperties(), count);
+                    Series.take(locked.getProperties(), count.getAsInt());
                     return null;
                 });
             } catch (EngineRuntimeException e) {
@@ -56,7 +59,7 @@ final class CooperativeLock implements Strategy {
                 throw e;
             }
             // withLock saved with REFRESH: the instance holds what was written.
-            return Series.taken(counter.getProperties(), count, counter.getDateLastModified());
+            return Series.taken(counter.getProperties(), count.getAsInt(), counter.getDateLastModified());
         });
     }
 }

@@ -70,7 +70,7 @@ final class DefaultDispenser implements Dispenser {
             case COMBINING -> {
                 Combining shared = services.combiner(name, config.strategy(), policy);
                 OptimisticBlocks blocks = services.optimisticBlocks(name, policy);
-                yield count -> shared.take(count, user, blocks::take);
+                yield count -> shared.take(count, user, block -> blocks.take(block.getAsInt()));
             }
         };
         this.inHostTransaction = queued;

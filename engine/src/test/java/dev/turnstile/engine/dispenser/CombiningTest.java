@@ -16,7 +16,6 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
-import java.util.function.IntFunction;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,7 +27,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class CombiningTest {
     private static final UUID ID = UUID.randomUUID();
 
-    private static List<Future<Object>> takeFromThreads(ExecutorService pool, Combining c, IntFunction<NumberBlock> take,
+    private static List<Future<Object>> takeFromThreads(ExecutorService pool, Combining c, Combining.BlockTaker take,
                                                         int threads) {
         List<Future<Object>> out = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
@@ -44,10 +43,47 @@ class CombiningTest {
     }
 
     @Test
+    void aLeaderThatWaitsBeforeItTakes_takesForTheCallersQueuedMeanwhile() throws Exception {
+        // A cooperative-lock leader waiting for the lock: callers that queue meanwhile join its block.
+        CountDownLatch waiting = new CountDownLatch(1);
+        CountDownLatch granted = new CountDownLatch(1);
+        List<Integer> blocks = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicLong next = new AtomicLong(1);
+        Combining c = new Combining(ID, null, Duration.ofMinutes(5), System::nanoTime);
+        Combining.BlockTaker lockFirst = count -> {
+            waiting.countDown();
+            try {
+                granted.await(30, TimeUnit.SECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            int n = count.getAsInt();
+            blocks.add(n);
+            return new NumberBlock(next.getAndAdd(n), n, null, LocalDate.of(2026, 12, 4));
+        };
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            List<Future<Object>> results = new ArrayList<>(takeFromThreads(pool, c, lockFirst, 1));
+            assertThat(waiting.await(30, TimeUnit.SECONDS)).isTrue();
+            results.addAll(takeFromThreads(pool, c, lockFirst, 3));
+            org.awaitility.Awaitility.await("three callers queued").atMost(Duration.ofSeconds(30)).until(() -> c.queued() == 3);
+            granted.countDown();
+            List<Long> numbers = new ArrayList<>();
+            for (Future<Object> f : results) {
+                numbers.add(((NumberBlock) f.get(30, TimeUnit.SECONDS)).first());
+            }
+            assertThat(blocks).as("one block, taken once the leader could take it").containsExactly(4);
+            assertThat(numbers).containsExactlyInAnyOrder(1L, 2L, 3L, 4L);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
     void anErrorInTheLeader_reachesEveryWaiter_noneHangs() throws Exception {
         CountDownLatch queued = new CountDownLatch(1);
         Combining c = new Combining(ID, null, Duration.ofMinutes(5), System::nanoTime);
-        IntFunction<NumberBlock> failing = block -> {
+        Combining.BlockTaker failing = block -> {
             try {
                 queued.await(10, TimeUnit.SECONDS); // let the others queue behind the first leader
             } catch (InterruptedException e) {
@@ -74,7 +110,7 @@ class CombiningTest {
         CountDownLatch release = new CountDownLatch(1);
         AtomicLong ticker = new AtomicLong();
         Combining c = new Combining(ID, null, Duration.ofSeconds(30), ticker::get);
-        IntFunction<NumberBlock> hanging = block -> {
+        Combining.BlockTaker hanging = block -> {
             stuck.countDown();
             try {
                 release.await(60, TimeUnit.SECONDS); // a leader hung in its save
