@@ -23,8 +23,9 @@ import java.util.function.LongSupplier;
 
 /**
  * Flat combining: callers queue their requests; whoever holds the leader lock drains the queue and
- * takes the whole block (+N) in one save, then hands each caller its slice. Callers that arrive
- * while a block is being taken form the next block, so one commit serves many numbers under load.
+ * takes the whole block (+N) in one save, then hands each caller its slice. The batch closes when
+ * the strategy asks its size ({@link BlockTaker}); callers that arrive after that form the next
+ * block, so one commit serves many numbers under load.
  * How the block is taken is the callers' strategy ({@link OptimisticBlocks} for COMBINING, one
  * cooperative lock for COOPERATIVE_LOCK); the register records each caller's own user for its numbers.
  */

@@ -145,76 +145,38 @@ class PostgresLockWakeUpTest {
      */
     @Test
     void anUnlockThatWokeAWaiterInAnotherProcess_letsThatWaiterInBeforeThisEnginesNextRequest() throws Exception {
+        handOverTo(1);
+    }
+
+    /** As above with waiters in two other processes: both have the lock in turn before this engine's next request. */
+    @Test
+    void anUnlockThatWokeWaitersInTwoOtherProcesses_letsBothInBeforeThisEnginesNextRequest() throws Exception {
+        handOverTo(2);
+    }
+
+    /**
+     * A holder here unlocks while a waiter in each of {@code processes} other engines waits, and asks
+     * again at once: each waiter has the lock in turn (whichever first), the request here waiting
+     * while they do, and is granted when the last lets go — by their unlocks, not the minute's end.
+     */
+    private void handOverTo(int processes) throws Exception {
         String name = "ts_handover_" + UUID.randomUUID().toString().substring(0, 8);
         EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
         EngineConfig config = EngineConfig.from(db).lockHandOver(Duration.ofMinutes(1))
                 .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
-                .build();
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try (ContentEngine here = ContentEngine.open(config);
-             ContentEngine elsewhere = ContentEngine.open(config)) {
-            ObjectStore holder = here.session("holder").objectStore();
-            holder.defineClass("Gate", c -> c.integer32("Counter"));
-            listening(here, elsewhere, holder, pool);
-            CustomObject gate = holder.createCustomObject("Gate");
-            gate.save(RefreshMode.REFRESH);
-            gate.lock(30, "holder's");
-            gate.save(RefreshMode.REFRESH);
-
-            CustomObject wanted = elsewhere.session("waiter").objectStore().getCustomObject("Gate", gate.getId());
-            SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            new TurnstileMetrics(elsewhere).bindTo(registry);
-            CountDownLatch waiterHolds = new CountDownLatch(1);
-            CountDownLatch letGo = new CountDownLatch(1);
-            Future<?> waiter = pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", elsewhere.retryPolicies().get("slow-poll"),
-                    o -> {
-                        waiterHolds.countDown();
-                        try {
-                            letGo.await();
-                        } catch (InterruptedException e) {
-                            throw new IllegalStateException(e);
-                        }
-                        return null;
-                    }));
-            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
-
-            gate.unlock();
-            gate.save(RefreshMode.REFRESH); // tells the waiter's process
-            Future<?> again = pool.submit(() -> {
-                CustomObject mine = holder.getCustomObject("Gate", gate.getId());
-                mine.lock(300, "holder's again");
-                mine.save(RefreshMode.REFRESH);
-                return mine.getLockOwner();
-            });
-            assertThat(waiterHolds.await(60, TimeUnit.SECONDS)).as("the woken waiter in the other process had the lock first")
-                    .isTrue();
-            assertThat(again).as("this engine's request waits while the other process holds it").isNotDone();
-            letGo.countDown();
-            waiter.get(60, TimeUnit.SECONDS);
-            assertThat(again.get(60, TimeUnit.SECONDS)).as("granted once the waiter unlocked, not a minute later")
-                    .isEqualTo("holder's again");
-        } finally {
-            pool.shutdownNow();
-            TestDatabases.dropDatabase(TestDatabases.postgres(), name);
-        }
-    }
-
-    @Test
-    void anUnlockThatWokeWaitersInTwoOtherProcesses_letsBothInBeforeThisEnginesNextRequest() throws Exception {
-        String name = "ts_handover2_" + UUID.randomUUID().toString().substring(0, 8);
-        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
-        EngineConfig config = EngineConfig.from(db).lockHandOver(Duration.ofMinutes(1))
-                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
-                // Each wake-up a waiter loses to the other is an attempt; only a wake-up ends a wait sooner.
+                // Each wake-up a waiter loses to another is an attempt; only a wake-up ends a wait sooner.
                 .retryPolicy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build())
                 .build();
-        ExecutorService pool = Executors.newFixedThreadPool(4);
-        try (ContentEngine here = ContentEngine.open(config);
-             ContentEngine second = ContentEngine.open(config);
-             ContentEngine third = ContentEngine.open(config)) {
+        ExecutorService pool = Executors.newFixedThreadPool(processes + 2);
+        List<ContentEngine> engines = new ArrayList<>();
+        try {
+            for (int i = 0; i <= processes; i++) {
+                engines.add(ContentEngine.open(config));
+            }
+            ContentEngine here = engines.get(0);
             ObjectStore holder = here.session("holder").objectStore();
             holder.defineClass("Gate", c -> c.integer32("Counter"));
-            listening(here, second, holder, pool);
+            listening(here, engines.get(1), holder, pool);
             CustomObject gate = holder.createCustomObject("Gate");
             gate.save(RefreshMode.REFRESH);
             gate.lock(30, "holder's");
@@ -223,7 +185,7 @@ class PostgresLockWakeUpTest {
             // A waiter in each other process; whichever has the lock says so, then waits to be let go.
             BlockingQueue<CountDownLatch> holding = new LinkedBlockingQueue<>();
             List<Future<?>> waiters = new ArrayList<>();
-            for (ContentEngine elsewhere : List.of(second, third)) {
+            for (ContentEngine elsewhere : engines.subList(1, engines.size())) {
                 CustomObject wanted = elsewhere.session("waiter").objectStore().getCustomObject("Gate", gate.getId());
                 SimpleMeterRegistry registry = new SimpleMeterRegistry();
                 new TurnstileMetrics(elsewhere).bindTo(registry);
@@ -242,27 +204,28 @@ class PostgresLockWakeUpTest {
             }
 
             gate.unlock();
-            gate.save(RefreshMode.REFRESH); // tells both waiters' processes
+            gate.save(RefreshMode.REFRESH); // tells the waiters' processes
             Future<?> again = pool.submit(() -> {
                 CustomObject mine = holder.getCustomObject("Gate", gate.getId());
                 mine.lock(300, "holder's again");
                 mine.save(RefreshMode.REFRESH);
                 return mine.getLockOwner();
             });
-            CountDownLatch first = holding.poll(60, TimeUnit.SECONDS);
-            assertThat(first).as("a woken waiter had the lock first").isNotNull();
-            first.countDown();
-            CountDownLatch next = holding.poll(60, TimeUnit.SECONDS);
-            assertThat(next).as("the other process's waiter had its turn before this engine asked again").isNotNull();
-            assertThat(again).as("this engine's request waits while the second waiter holds it").isNotDone();
-            next.countDown();
+            for (int turn = 1; turn <= processes; turn++) {
+                CountDownLatch holds = holding.poll(60, TimeUnit.SECONDS);
+                assertThat(holds).as("waiter %d of %d in another process had the lock before this engine asked again",
+                        turn, processes).isNotNull();
+                assertThat(again).as("this engine's request waits while another process's waiter holds it").isNotDone();
+                holds.countDown();
+            }
             for (Future<?> w : waiters) {
                 w.get(60, TimeUnit.SECONDS);
             }
-            assertThat(again.get(60, TimeUnit.SECONDS)).as("granted once both waiters unlocked, not a minute later")
+            assertThat(again.get(60, TimeUnit.SECONDS)).as("granted once the waiters unlocked, not a minute later")
                     .isEqualTo("holder's again");
         } finally {
             pool.shutdownNow();
+            engines.forEach(ContentEngine::close);
             TestDatabases.dropDatabase(TestDatabases.postgres(), name);
         }
     }
