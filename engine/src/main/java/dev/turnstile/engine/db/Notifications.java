@@ -75,7 +75,8 @@ public final class Notifications implements AutoCloseable {
     }
 
     /** The rows of {@code ts_waiting} of other processes with a waiter on a channel; parameters: {@link #waiterParameters}. */
-    private static final String OTHER_PROCESSES_WAITING = "starts_with(channel, ?) AND channel <> ? AND waiting_until > CURRENT_TIMESTAMP";
+    private static final String OTHER_PROCESSES_WAITING =
+            "starts_with(channel, ?) AND channel <> ? AND waiting_until > CURRENT_TIMESTAMP";
 
     /**
      * The SQL condition, for a publisher's statement, that another process has said it has a waiter
@@ -172,10 +173,10 @@ public final class Notifications implements AutoCloseable {
     /**
      * As above, for a statement whose parameters are {@code parameters} (named in {@code sql} as
      * {@code :name}), and notifying only while another process has a waiter on {@code channel}
-     * ({@link #ANOTHER_PROCESS_WAITS}): its waiters must say so first; it returns how many did. On PostgreSQL it runs by
-     * plain JDBC, counted in the engine's statistics as Hibernate's statements are: Hibernate mapped
-     * the native query's result afresh on every execution, most of an unlock's CPU in a profile of
-     * lock+unlock pairs (issue 16, item 5).
+     * ({@link #ANOTHER_PROCESS_WAITS}): its waiters must say so first; it returns how many did. On
+     * PostgreSQL it runs by plain JDBC, counted in the engine's statistics as Hibernate's statements
+     * are: Hibernate mapped the native query's result afresh on every execution, most of an unlock's
+     * CPU in a profile of lock+unlock pairs (issue 16, item 5).
      */
     Written executeAndNotify(StatelessSession session, String sql, List<GuardedWrite.Parameter> parameters, String channel,
                              String payload) {

@@ -28,6 +28,16 @@ final class LockRules {
         static Pending unlock() {
             return new Pending(false, true, 0, null, false);
         }
+
+        /** The user whose held lock this lock request by {@code user} refreshes: {@code user}, or none if exclusive. */
+        String refreshesLockOf(String user) {
+            return exclusive ? null : user;
+        }
+
+        /** Whether a lock that {@code holder} holds refuses this lock request by {@code user}. */
+        boolean refusedBy(String holder, String user) {
+            return !holder.equals(refreshesLockOf(user));
+        }
     }
 
     /**
@@ -46,7 +56,7 @@ final class LockRules {
         boolean held = stored.isHeldAt(now, storedDateLastModified);
         boolean heldByOther = held && !stored.holder().equals(actor.user());
         if (pending.locking()) {
-            if (heldByOther || held && pending.exclusive()) {
+            if (held && pending.refusedBy(stored.holder(), actor.user())) {
                 throw locked(className, id, stored, storedDateLastModified);
             }
             // The holder locking again refreshes the timeout and keeps its token; otherwise a new lock.

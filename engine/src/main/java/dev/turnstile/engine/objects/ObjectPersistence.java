@@ -432,16 +432,16 @@ final class ObjectPersistence {
 
     /**
      * A lock request that would look at the row (USN-less, as every attempt of {@code Locking}) is
-     * refused without a statement when another user of this engine holds the lock (for an exclusive
-     * request, anyone) by what this engine wrote and its expiry has not come: the database would refuse it for the same reason,
-     * and pollers in one process no longer load the database the holder's unlock waits on. Only
+     * refused without a statement when a lock that this engine wrote, not yet expired, refuses it
+     * ({@link LockRules.Pending#refusedBy}): the database would refuse it for the same reason, and
+     * pollers in one process no longer load the database the holder's unlock waits on. Only
      * ever a refusal, never a grant; past the expiry, or once this engine unlocked or saw an unlock
      * fail, the request asks the database as before. The refusal is the database's, word for word.
      */
     private void refuseIfHeldHere(Transaction tx, DefaultIndependentObject o) {
         HeldHere here = heldHere.getIfPresent(o.getId());
-        boolean mayRefresh = here != null && here.lock().holder().equals(tx.actor.user()) && !o.pendingLock().exclusive();
-        if (here == null || mayRefresh || !here.expiry().isAfter(tx.now)) {
+        if (here == null || !here.expiry().isAfter(tx.now)
+                || !o.pendingLock().refusedBy(here.lock().holder(), tx.actor.user())) {
             return;
         }
         DefaultClassDefinition stored = classes.get(tx.session, here.className());
@@ -461,8 +461,9 @@ final class ObjectPersistence {
      * guarded by the USN it read, left the lock free for a round trip more between one holder's
      * unlock and the next grant, and a waiter that lost the race redid both (issue 16, item 5).
      * Null when it cannot decide — another database, a request stating a USN, a user's request on an
-     * engine class, a class with a preprocessor that runs on a lock, a row of another class or gone, or one that other writers changed
-     * while each of {@link LookAgain#LOOKS} statements waited for it — and the request looks, as before.
+     * engine class, a class with a preprocessor that runs on a lock, a row of another class or gone,
+     * or one that other writers changed while each of {@link LookAgain#LOOKS} statements waited for
+     * it — and the request looks, as before.
      */
     private ObjectState lockInOneStatement(Transaction tx, DefaultIndependentObject o) {
         if (!postgres || !o.pendingValues().isEmpty() || o.getUpdateSequenceNumber() != null) {
@@ -479,9 +480,10 @@ final class ObjectPersistence {
             FoundRow found = database.jdbc(tx.session, LOCK_IN_ONE_STATEMENT, statement -> {
                 OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
                 UUID id = o.getId();
-                // An exclusive request is granted by no holder, its own user's neither (NULL matches nothing).
+                // LockRules' rule in the WHERE: the lock a request may refresh (none for an exclusive
+                // one: NULL matches no holder).
                 Object[] values = {user, at, user, at, UUID.randomUUID(), user, pending.owner(), pending.timeoutSeconds(),
-                        id, o.getClassName(), pending.exclusive() ? null : user, at, id};
+                        id, o.getClassName(), pending.refreshesLockOf(user), at, id};
                 for (int i = 0; i < values.length; i++) {
                     statement.setObject(i + 1, values[i]);
                 }
@@ -562,7 +564,8 @@ final class ObjectPersistence {
     /** Keeps {@link #heldHere} as this engine last wrote each object: a lock held, or none. */
     private void remember(UUID id, ObjectState written) {
         if (written != null && written.lock().exists()) {
-            heldHere.put(id, new HeldHere(written.className(), written.lock(), written.lock().expiry(written.dateLastModified())));
+            LockState lock = written.lock();
+            heldHere.put(id, new HeldHere(written.className(), lock, lock.expiry(written.dateLastModified())));
         } else {
             heldHere.invalidate(id);
         }
