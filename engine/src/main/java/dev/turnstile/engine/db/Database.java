@@ -417,18 +417,19 @@ public final class Database implements AutoCloseable {
     }
 
     /**
-     * Says that this process has a waiter on {@code channel} for at least {@code wait} more, so that
+     * Says that this process has a waiter on {@code topic} (a channel's releases, or one object's:
+     * {@link Notifications#ANOTHER_PROCESS_WAITS}) for at least {@code wait} more, so that
      * releases in other processes notify it (on PostgreSQL they send no note while no other process
      * waits); true if it said so just now — a release that committed before it did not notify, so
      * the waiter looks again before it waits. Said once per {@link Notifications#ANNOUNCED_SLACK} at
      * most while waiters keep waiting briefly, once for a long wait; never where nothing notifies.
      */
-    public boolean announceWaiter(String channel, Duration wait) {
-        if (!notifications.mustAnnounceWaiting(channel, wait)) {
+    public boolean announceWaiter(String topic, Duration wait) {
+        if (!notifications.mustAnnounceWaiting(topic, wait)) {
             return false;
         }
-        alone(() -> "announcing a waiter on " + channel, session -> {
-            notifications.announceWaiting(session, channel, wait);
+        alone(() -> "announcing a waiter on " + topic, session -> {
+            notifications.announceWaiting(session, topic, wait);
             return null;
         });
         return true;

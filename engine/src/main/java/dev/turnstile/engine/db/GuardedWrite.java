@@ -20,6 +20,7 @@ public final class GuardedWrite {
     private final List<Parameter> parameters = new ArrayList<>();
     private Notifications notifications;
     private String notifyChannel;
+    private String notifyTopic;
     private String notifyPayload;
     private int processesNotified;
 
@@ -86,13 +87,14 @@ public final class GuardedWrite {
 
     /**
      * Also tells other processes, on a database with notifications, {@code payload} on
-     * {@code channel} if the row is written and one of them has said it has a waiter there
-     * ({@link Database#announceWaiter}) — delivered when the transaction commits. Sent by the same
-     * statement ({@code RETURNING pg_notify(…)}), so it costs no round trip.
+     * {@code channel} if the row is written and one of them has said it has a waiter on
+     * {@code topic} ({@link Database#announceWaiter}) — delivered when the transaction commits. Sent
+     * by the same statement ({@code RETURNING pg_notify(…)}), so it costs no round trip.
      */
-    public GuardedWrite notifying(Notifications notifications, String channel, String payload) {
+    public GuardedWrite notifying(Notifications notifications, String channel, String topic, String payload) {
         this.notifications = notifications;
         this.notifyChannel = channel;
+        this.notifyTopic = topic;
         this.notifyPayload = payload;
         return this;
     }
@@ -121,7 +123,7 @@ public final class GuardedWrite {
         sql.append(" WHERE ").append(String.join(" AND ", conditions));
         if (notifications != null) {
             Notifications.Written written = notifications.executeAndNotify(session, sql.toString(), parameters, notifyChannel,
-                    notifyPayload);
+                    notifyTopic, notifyPayload);
             processesNotified = written.processesNotified();
             return written.rows() == 1;
         }

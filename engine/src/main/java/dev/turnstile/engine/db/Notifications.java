@@ -57,8 +57,11 @@ public final class Notifications implements AutoCloseable {
      */
     private final Cache<Integer, Boolean> ownBackends = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(1)).build();
     private volatile PostgresListener listener;
-    /** Until when (System.nanoTime) what this process last said of its waiters holds, by channel ({@link #announceWaiting}). */
-    private final Map<String, Long> announcedUntil = new ConcurrentHashMap<>();
+    /**
+     * Until when (System.nanoTime) what this process last said of its waiters holds, by topic
+     * ({@link #announceWaiting}); bounded, since a topic may be one object: one forgotten is said again.
+     */
+    private final Cache<String, Long> announcedUntil = Caffeine.newBuilder().maximumSize(10_000).build();
     /** This process (this engine) in {@code ts_waiting}: random, so a restarted one is another. */
     private final String process = java.util.UUID.randomUUID().toString().substring(0, 13);
     private volatile boolean closed;
@@ -74,13 +77,18 @@ public final class Notifications implements AutoCloseable {
         this.counter = counter;
     }
 
-    /** The rows of {@code ts_waiting} of other processes with a waiter on a channel; parameters: {@link #waiterParameters}. */
+    /**
+     * The rows of {@code ts_waiting} of other processes with a waiter on a topic; parameters:
+     * {@link #waiterParameters}. A row's key is the topic and the process; a topic is what a waiter
+     * waits for — a channel's every release (tree locks), or one object's unlock ({@code unlock <id>}),
+     * so that a process waiting for one object counts for that object's unlocks only.
+     */
     private static final String OTHER_PROCESSES_WAITING =
             "starts_with(channel, ?) AND channel <> ? AND waiting_until > CURRENT_TIMESTAMP";
 
     /**
      * The SQL condition, for a publisher's statement, that another process has said it has a waiter
-     * on a channel ({@link #announceWaiting}), by the database's time; parameters:
+     * on a topic ({@link #announceWaiting}), by the database's time; parameters:
      * {@link #waiterParameters}. A NOTIFY takes one lock for the whole database until its
      * transaction ends (PostgreSQL's async.c), so notes nobody listens for made every release of 16
      * threads wait for the others' commits (issue 16); this process's own waiters are woken without one.
@@ -93,31 +101,31 @@ public final class Notifications implements AutoCloseable {
     /** How long a lapsed row stays (a process killed never takes its own away); any announcement deletes older ones. */
     static final Duration LAPSED_KEPT = Duration.ofMinutes(10);
 
-    /** The parameters of {@link #ANOTHER_PROCESS_WAITS} for a release on {@code channel}. */
-    public Object[] waiterParameters(String channel) {
-        return new Object[] {channel + " ", waiterKey(channel)};
+    /** The parameters of {@link #ANOTHER_PROCESS_WAITS} for a release on {@code topic}. */
+    public Object[] waiterParameters(String topic) {
+        return new Object[] {topic + " ", waiterKey(topic)};
     }
 
-    /** This process's row for {@code channel}: the channel and the process as one key (the table's, since version 4). */
-    private String waiterKey(String channel) {
-        return channel + " " + process;
+    /** This process's row for {@code topic}: the topic and the process as one key (the table's, since version 4). */
+    private String waiterKey(String topic) {
+        return topic + " " + process;
     }
 
     /**
-     * Whether this process must say (again) that it has a waiter on {@code channel} for {@code wait}
+     * Whether this process must say (again) that it has a waiter on {@code topic} for {@code wait}
      * more: never on a database without notifications; else if what it last said lapses before then.
      */
-    boolean mustAnnounceWaiting(String channel, Duration wait) {
-        Long until = announcedUntil.get(channel);
+    boolean mustAnnounceWaiting(String topic, Duration wait) {
+        Long until = announcedUntil.getIfPresent(topic);
         return postgres && (until == null || until - (System.nanoTime() + wait.toNanos()) < 0);
     }
 
     /**
-     * Says, in {@code session}, that this process has a waiter on {@code channel} for {@code wait}
+     * Says, in {@code session}, that this process has a waiter on {@code topic} for {@code wait}
      * and {@link #ANNOUNCED_SLACK} more, by the database's time; the same statement deletes rows
      * that lapsed {@link #LAPSED_KEPT} ago (processes gone).
      */
-    void announceWaiting(StatelessSession session, String channel, Duration wait) {
+    void announceWaiting(StatelessSession session, String topic, Duration wait) {
         long saidAt = System.nanoTime();
         Duration said = wait.plus(ANNOUNCED_SLACK);
         Database.jdbc(counter, session, "WITH lapsed AS (DELETE FROM ts_waiting WHERE waiting_until < CURRENT_TIMESTAMP"
@@ -125,11 +133,11 @@ public final class Notifications implements AutoCloseable {
                 + " VALUES (?, CURRENT_TIMESTAMP + ? * INTERVAL '1 millisecond') ON CONFLICT (channel)"
                 + " DO UPDATE SET waiting_until = GREATEST(ts_waiting.waiting_until, EXCLUDED.waiting_until)", s -> {
             s.setLong(1, LAPSED_KEPT.toMillis());
-            s.setString(2, waiterKey(channel));
+            s.setString(2, waiterKey(topic));
             s.setLong(3, said.toMillis());
             return s.executeUpdate();
         });
-        announcedUntil.merge(channel, saidAt + said.toNanos(), (a, b) -> a - b > 0 ? a : b);
+        announcedUntil.asMap().merge(topic, saidAt + said.toNanos(), (a, b) -> a - b > 0 ? a : b);
     }
 
     /**
@@ -172,14 +180,14 @@ public final class Notifications implements AutoCloseable {
 
     /**
      * As above, for a statement whose parameters are {@code parameters} (named in {@code sql} as
-     * {@code :name}), and notifying only while another process has a waiter on {@code channel}
+     * {@code :name}), and notifying only while another process has a waiter on {@code topic}
      * ({@link #ANOTHER_PROCESS_WAITS}): its waiters must say so first; it returns how many did. On
      * PostgreSQL it runs by plain JDBC, counted in the engine's statistics as Hibernate's statements
      * are: Hibernate mapped the native query's result afresh on every execution, most of an unlock's
      * CPU in a profile of lock+unlock pairs (issue 16, item 5).
      */
     Written executeAndNotify(StatelessSession session, String sql, List<GuardedWrite.Parameter> parameters, String channel,
-                             String payload) {
+                             String topic, String payload) {
         if (!postgres) {
             return new Written(executeAndNotify(session, sql, q -> parameters.forEach(p -> p.bind(q)), channel, payload), 0);
         }
@@ -204,7 +212,7 @@ public final class Notifications implements AutoCloseable {
             }
             s.setString(i++, channel);
             s.setString(i++, sendable(payload));
-            for (Object p : waiterParameters(channel)) {
+            for (Object p : waiterParameters(topic)) {
                 s.setObject(i++, p);
             }
             int rows = 0;

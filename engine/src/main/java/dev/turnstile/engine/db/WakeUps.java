@@ -38,12 +38,13 @@ public final class WakeUps {
     private final Announcer announcer;
 
     /**
-     * Says, before a waiter here waits, that this process has one, so that releases in other
-     * processes send it a note ({@link Database#announceWaiter}); true if it said so just now.
+     * Says, before a waiter here waits for {@code keys}, that this process has one, so that their
+     * releases in other processes send it a note ({@link Database#announceWaiter}); true if it said
+     * so just now.
      */
     @FunctionalInterface
     public interface Announcer {
-        boolean announce(Duration wait);
+        boolean announce(List<Object> keys, Duration wait);
     }
 
     public WakeUps(Announcer announcer) {
@@ -91,7 +92,7 @@ public final class WakeUps {
         /** Whether this process said just now that it waits for {@code millis} more (failing that, it polls). */
         private boolean announced(long millis) {
             try {
-                return announcer.announce(Duration.ofMillis(millis));
+                return announcer.announce(keys, Duration.ofMillis(millis));
             } catch (RuntimeException e) {
                 log.debug("Could not say that a waiter waits; it wakes at the end of its wait", e);
                 return false;

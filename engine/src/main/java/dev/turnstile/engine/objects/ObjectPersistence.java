@@ -74,6 +74,14 @@ final class ObjectPersistence {
     private final boolean postgres;
     /** The channel on which an unlock (or a delete) tells other processes' waiters the object's id. */
     static final String UNLOCKS = "turnstile_object_unlock";
+    /**
+     * What a process waiting for an object's unlock says it waits for: that object, so that unlocks
+     * of others do not count it (a note sent and a hand-over to a process that never takes it).
+     */
+    private static String unlockTopic(Object id) {
+        return "unlock " + id;
+    }
+
     /** A note's line for an object deleted (which every waiter must learn), where an unlock's is the id alone. */
     private static final String DELETED = "deleted ";
 
@@ -86,7 +94,13 @@ final class ObjectPersistence {
         this.classes = classes;
         this.preprocessors = preprocessors;
         this.postgres = Sql.isPostgres(database.productName());
-        this.unlockWaiters = new WakeUps(wait -> database.announceWaiter(UNLOCKS, wait));
+        this.unlockWaiters = new WakeUps((ids, wait) -> {
+            boolean said = false;
+            for (Object id : ids) {
+                said |= database.announceWaiter(unlockTopic(id), wait);
+            }
+            return said;
+        });
         // Another engine's notes only: this one's unlocks woke its own waiters (and one would end a hand-over's wait).
         database.notifications().listenToOthers(UNLOCKS, note -> {
             if (note.equals(Notifications.EVERYTHING)) {
@@ -719,7 +733,7 @@ final class ObjectPersistence {
         // cost more than the statement itself on H2 (docs/BENCHMARKS.md).
         GuardedWrite write = GuardedWrite.of("ts_object", "id", id).ifUsn(current.usn());
         if (pendingLock.unlocking()) {
-            write.notifying(database.notifications(), UNLOCKS, id.toString()); // other processes' waiters
+            write.notifying(database.notifications(), UNLOCKS, unlockTopic(id), id.toString()); // other processes' waiters
         }
         boolean written = write
                 .set("prop_values", encode(definition, id, valid))
@@ -787,7 +801,7 @@ final class ObjectPersistence {
         preprocessors.run(definition, Action.DELETE, o.getId(), tx, new LinkedHashMap<>(current.values()), current.values());
         GuardedWrite write = GuardedWrite.of("ts_object", "id", o.getId()).ifUsn(current.usn());
         if (current.lock().exists()) {
-            write.notifying(database.notifications(), UNLOCKS, DELETED + o.getId()); // its waiters learn it is gone
+            write.notifying(database.notifications(), UNLOCKS, unlockTopic(o.getId()), DELETED + o.getId()); // its waiters learn it is gone
         }
         if (!write.delete(session)) {
             throw lostRace(session, o.getClassName(), o.getId(), current.usn());

@@ -146,7 +146,7 @@ final class TreeLockStore {
         }
         return database.inTransaction(() -> "releasing tree lock lease " + leaseId, session -> {
             // The DELETE itself tells the other processes' waiters (no round trip of its own).
-            boolean released = LEASES.release(leaseId, null).notifying(database.notifications(), CHANNEL, paths(nodes))
+            boolean released = LEASES.release(leaseId, null).notifying(database.notifications(), CHANNEL, CHANNEL, paths(nodes))
                     .delete(session);
             if (released) {
                 unmark(session, marks, leaseId);

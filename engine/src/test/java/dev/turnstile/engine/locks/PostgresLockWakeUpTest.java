@@ -137,6 +137,66 @@ class PostgresLockWakeUpTest {
     }
 
     /**
+     * Another process's waiter counts for the unlocks of the object it waits for, not of every
+     * object: while the other engine waits for one object only, an unlock of another here sends no
+     * note, and this engine's next request for it waits for nobody (with a hand-over of a minute,
+     * a turn for a process that never takes it would keep it out that long).
+     */
+    @Test
+    void anUnlockWhileAnotherProcessWaitsOnlyForAnotherObject_sendsNoNote_andHandsNothingOver() throws Exception {
+        String name = "ts_unlock_" + UUID.randomUUID().toString().substring(0, 8);
+        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
+        EngineConfig config = EngineConfig.from(db).lockHandOver(Duration.ofMinutes(1))
+                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
+                .build();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (ContentEngine releasing = ContentEngine.open(config);
+             ContentEngine waiting = ContentEngine.open(config);
+             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
+            try (Statement s = listening.createStatement()) {
+                s.execute("LISTEN " + UNLOCKS);
+            }
+            ObjectStore holder = releasing.session("holder").objectStore();
+            holder.defineClass("Door", c -> c.integer32("Counter"));
+            CustomObject waitedFor = holder.createCustomObject("Door");
+            waitedFor.save(RefreshMode.REFRESH);
+            waitedFor.lock(30, "holder's");
+            waitedFor.save(RefreshMode.REFRESH);
+            CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", waitedFor.getId());
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new TurnstileMetrics(waiting).bindTo(registry);
+            Future<?> waiter = pool.submit(() -> Locking.lockWithRetry(wanted, 30, "waiter's",
+                    waiting.retryPolicies().get("slow-poll")));
+            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
+
+            CustomObject other = holder.createCustomObject("Door");
+            other.save(RefreshMode.REFRESH);
+            other.lock(30, "holder's");
+            other.save(RefreshMode.REFRESH);
+            other.unlock();
+            other.save(RefreshMode.REFRESH);
+            assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS))
+                    .as("notes of an unlock while the other process waits only for another object").isEmpty();
+            Future<String> again = pool.submit(() -> {
+                CustomObject mine = holder.getCustomObject("Door", other.getId());
+                mine.lock(30, "holder's again");
+                mine.save(RefreshMode.REFRESH);
+                return mine.getLockOwner();
+            });
+            assertThat(again.get(30, TimeUnit.SECONDS)).as("granted at once, not after a minute's hand-over")
+                    .isEqualTo("holder's again");
+
+            waitedFor.unlock();
+            waitedFor.save(RefreshMode.REFRESH);
+            waiter.get(60, TimeUnit.SECONDS); // the note for its own object still wakes it
+            assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS)).contains(waitedFor.getId().toString());
+        } finally {
+            pool.shutdownNow();
+            TestDatabases.dropDatabase(TestDatabases.postgres(), name);
+        }
+    }
+
+    /**
      * An unlock that woke a waiter in another process hands the lock over: this engine's next request
      * for it waits for that waiter first (else, a round trip away, it asked again before the woken
      * process could, and one process kept the lock; issue 16). The hand-over here is a minute, so the
