@@ -83,20 +83,8 @@ class PostgresLockWakeUpTest {
      */
     @Test
     void anUnlockSendsANote_onlyWhileAWaiterInAnotherProcessHasSaidItWaits() throws Exception {
-        String name = "ts_unlock_" + UUID.randomUUID().toString().substring(0, 8);
-        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
-        EngineConfig slowPoll = EngineConfig.from(db)
-                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
-                .build();
-        ExecutorService pool = Executors.newSingleThreadExecutor();
-        try (ContentEngine releasing = ContentEngine.open(slowPoll);
-             ContentEngine waiting = ContentEngine.open(slowPoll);
-             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
-            try (Statement s = listening.createStatement()) {
-                s.execute("LISTEN " + UNLOCKS);
-            }
+        onTwoEngines(EngineConfig.DEFAULT_LOCK_HAND_OVER, (db, releasing, waiting, listening, pool) -> {
             ObjectStore holder = releasing.session("holder").objectStore();
-            holder.defineClass("Door", c -> c.integer32("Counter"));
             CustomObject door = holder.createCustomObject("Door");
             door.save(RefreshMode.REFRESH);
             door.lock(30, "holder's");
@@ -130,10 +118,7 @@ class PostgresLockWakeUpTest {
                             .contains(door.getId().toString());
                 }
             }
-        } finally {
-            pool.shutdownNow();
-            TestDatabases.dropDatabase(TestDatabases.postgres(), name);
-        }
+        });
     }
 
     /**
@@ -144,20 +129,8 @@ class PostgresLockWakeUpTest {
      */
     @Test
     void anUnlockWhileAnotherProcessWaitsOnlyForAnotherObject_sendsNoNote_andHandsNothingOver() throws Exception {
-        String name = "ts_unlock_" + UUID.randomUUID().toString().substring(0, 8);
-        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
-        EngineConfig config = EngineConfig.from(db).lockHandOver(Duration.ofMinutes(1))
-                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
-                .build();
-        ExecutorService pool = Executors.newFixedThreadPool(2);
-        try (ContentEngine releasing = ContentEngine.open(config);
-             ContentEngine waiting = ContentEngine.open(config);
-             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
-            try (Statement s = listening.createStatement()) {
-                s.execute("LISTEN " + UNLOCKS);
-            }
+        onTwoEngines(Duration.ofMinutes(1), (db, releasing, waiting, listening, pool) -> {
             ObjectStore holder = releasing.session("holder").objectStore();
-            holder.defineClass("Door", c -> c.integer32("Counter"));
             CustomObject waitedFor = holder.createCustomObject("Door");
             waitedFor.save(RefreshMode.REFRESH);
             waitedFor.lock(30, "holder's");
@@ -190,6 +163,36 @@ class PostgresLockWakeUpTest {
             waitedFor.save(RefreshMode.REFRESH);
             waiter.get(60, TimeUnit.SECONDS); // the note for its own object still wakes it
             assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS)).contains(waitedFor.getId().toString());
+        });
+    }
+
+    /** A test on two engines (as two processes) sharing a database of its own, with a class "Door". */
+    @FunctionalInterface
+    private interface TwoEngines {
+        void run(EngineConfig db, ContentEngine releasing, ContentEngine waiting, Connection listening, ExecutorService pool)
+                throws Exception;
+    }
+
+    /**
+     * Runs {@code test} with two engines whose lock hand-over is {@code handOver} and whose
+     * "slow-poll" policy waits five minutes between attempts (only a note ends a wait sooner), and
+     * a connection LISTENing for unlock notes.
+     */
+    private static void onTwoEngines(Duration handOver, TwoEngines test) throws Exception {
+        String name = "ts_unlock_" + UUID.randomUUID().toString().substring(0, 8);
+        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
+        EngineConfig config = EngineConfig.from(db).lockHandOver(handOver)
+                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
+                .build();
+        ExecutorService pool = Executors.newFixedThreadPool(2);
+        try (ContentEngine releasing = ContentEngine.open(config);
+             ContentEngine waiting = ContentEngine.open(config);
+             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
+            try (Statement s = listening.createStatement()) {
+                s.execute("LISTEN " + UNLOCKS);
+            }
+            releasing.session("holder").objectStore().defineClass("Door", c -> c.integer32("Counter"));
+            test.run(db, releasing, waiting, listening, pool);
         } finally {
             pool.shutdownNow();
             TestDatabases.dropDatabase(TestDatabases.postgres(), name);
