@@ -1,14 +1,21 @@
 package dev.turnstile.engine.changes;
 
+import dev.turnstile.engine.db.GuardedWrite.Parameter;
 import dev.turnstile.engine.db.Notifications;
 import dev.turnstile.engine.objects.ObjectTransaction;
 import dev.turnstile.engine.objects.ObjectWrite;
 import dev.turnstile.engine.objects.ObjectWriteListener;
 
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+
 /**
  * Appends one change record per object row written, in the saving transaction; the same statement
  * tells idle dispatchers in other processes (on PostgreSQL) that there is something to deliver,
- * and once the save commits the ones here hear it too.
+ * if one has said it waits ({@link DefaultChangeDispatcher}), and once the save commits the ones
+ * here hear it too. A note on every change held a lock of the whole database until each saving
+ * transaction's commit (a NOTIFY's), with nobody listening.
  */
 final class ChangeLog implements ObjectWriteListener {
     /** The channel on which a recorded change wakes the dispatchers of every process. */
@@ -27,11 +34,12 @@ final class ChangeLog implements ObjectWriteListener {
     @Override
     public void written(ObjectTransaction tx, ObjectWrite write) {
         // Native SQL: no generated key to read back, and the NOTIFY rides on the INSERT.
-        notifications.executeAndNotify(tx.session(), INSERT, q -> q.setParameter("id", write.id())
-                .setParameter("cls", write.className()).setParameter("usr", write.user())
-                .setParameter("at", write.time()).setParameter("kind", write.kind().name())
-                .setParameter("before", write.usnBefore(), Long.class).setParameter("after", write.usnAfter(), Long.class)
-                .setParameter("props", ChangeCodec.encodeDifferences(write.before(), write.after())), CHANNEL, "");
+        notifications.executeAndNotify(tx.session(), INSERT, List.of(new Parameter("id", write.id(), UUID.class),
+                new Parameter("cls", write.className(), String.class), new Parameter("usr", write.user(), String.class),
+                new Parameter("at", write.time(), Instant.class), new Parameter("kind", write.kind().name(), String.class),
+                new Parameter("before", write.usnBefore(), Long.class), new Parameter("after", write.usnAfter(), Long.class),
+                new Parameter("props", ChangeCodec.encodeDifferences(write.before(), write.after()), String.class)),
+                CHANNEL, CHANNEL, "");
     }
 
     @Override

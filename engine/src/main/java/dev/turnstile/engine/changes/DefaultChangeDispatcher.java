@@ -164,7 +164,7 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
                 news.drainPermits(); // what was recorded before this pass, the pass sees
                 boolean idle = runOnce().isIdle();
                 failedPasses = 0;
-                if (idle) {
+                if (idle && !saidItWaits()) {
                     idleWaits++;
                     news.tryAcquire(config.idleDelay().toMillis(), TimeUnit.MILLISECONDS);
                 }
@@ -181,6 +181,21 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
                     return;
                 }
             }
+        }
+    }
+
+    /**
+     * Before an idle wait: says that this process waits for changes, so that other processes' saves
+     * notify it (on PostgreSQL they send no note while none waits); true if it said so just now —
+     * a change committed before it sent no note, so the dispatcher looks once more first. Failing
+     * that, it waits its idle delay, as where nothing notifies.
+     */
+    private boolean saidItWaits() {
+        try {
+            return feed.database.announceWaiter(ChangeLog.CHANNEL, config.idleDelay());
+        } catch (RuntimeException e) {
+            log.debug("{}: could not say that it waits for changes; it looks again after its idle delay", name, e);
+            return false;
         }
     }
 

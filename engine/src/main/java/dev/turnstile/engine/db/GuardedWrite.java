@@ -25,7 +25,7 @@ public final class GuardedWrite {
     private int processesNotified;
 
     /** A named parameter of the statement, and the type that says what its null is. */
-    record Parameter(String name, Object value, Class<?> type) {
+    public record Parameter(String name, Object value, Class<?> type) {
         @SuppressWarnings({"unchecked", "rawtypes"})
         void bind(CommonQueryContract query) {
             query.setParameter(name, value, (Class) type);

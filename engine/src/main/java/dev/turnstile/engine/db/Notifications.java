@@ -3,9 +3,7 @@ package dev.turnstile.engine.db;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import org.hibernate.StatelessSession;
-import org.hibernate.query.CommonQueryContract;
 import org.hibernate.query.MutationQuery;
-import org.hibernate.query.NativeQuery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -159,37 +157,22 @@ public final class Notifications implements AutoCloseable {
     }
 
     /**
-     * Runs a data-changing SQL statement ({@code bind} binds its parameters) and returns the rows it
-     * changed; on a database with notifications the same statement also sends {@code payload} on
-     * {@code channel} if it changed a row ({@code RETURNING pg_notify(…)}), delivered when the
-     * transaction commits — a wake-up that costs no round trip.
+     * Runs a data-changing SQL statement whose parameters are {@code parameters} (named in
+     * {@code sql} as {@code :name}) and returns the rows it changed; on a database with
+     * notifications the same statement also sends {@code payload} on {@code channel} if it changed a
+     * row and another process has said it has a waiter on {@code topic}
+     * ({@link #ANOTHER_PROCESS_WAITS}: its waiters must say so first), delivered when the
+     * transaction commits — a wake-up that costs no round trip; it returns how many such processes
+     * it told. On PostgreSQL it runs by plain JDBC, counted in the engine's statistics as
+     * Hibernate's statements are: Hibernate mapped the native query's result afresh on every
+     * execution, most of an unlock's CPU in a profile of lock+unlock pairs (issue 16, item 5).
      */
-    public int executeAndNotify(StatelessSession session, String sql, Consumer<CommonQueryContract> bind, String channel,
-                                String payload) {
+    public Written executeAndNotify(StatelessSession session, String sql, List<GuardedWrite.Parameter> parameters,
+                                    String channel, String topic, String payload) {
         if (!postgres) {
             MutationQuery update = session.createNativeMutationQuery(sql);
-            bind.accept(update);
-            return update.executeUpdate();
-        }
-        NativeQuery<Boolean> notifying = session.createNativeQuery(sql + " RETURNING pg_notify(:notifyChannel, :notifyPayload)"
-                + " IS NULL", Boolean.class);
-        bind.accept(notifying);
-        return notifying.setParameter("notifyChannel", channel).setParameter("notifyPayload", sendable(payload))
-                .getResultList().size();
-    }
-
-    /**
-     * As above, for a statement whose parameters are {@code parameters} (named in {@code sql} as
-     * {@code :name}), and notifying only while another process has a waiter on {@code topic}
-     * ({@link #ANOTHER_PROCESS_WAITS}): its waiters must say so first; it returns how many did. On
-     * PostgreSQL it runs by plain JDBC, counted in the engine's statistics as Hibernate's statements
-     * are: Hibernate mapped the native query's result afresh on every execution, most of an unlock's
-     * CPU in a profile of lock+unlock pairs (issue 16, item 5).
-     */
-    Written executeAndNotify(StatelessSession session, String sql, List<GuardedWrite.Parameter> parameters, String channel,
-                             String topic, String payload) {
-        if (!postgres) {
-            return new Written(executeAndNotify(session, sql, q -> parameters.forEach(p -> p.bind(q)), channel, payload), 0);
+            parameters.forEach(p -> p.bind(update));
+            return new Written(update.executeUpdate(), 0);
         }
         Map<String, GuardedWrite.Parameter> byName = new HashMap<>();
         parameters.forEach(p -> byName.put(p.name(), p));
@@ -228,7 +211,7 @@ public final class Notifications implements AutoCloseable {
     }
 
     /** The rows a statement wrote, and how many other processes with a waiter it notified. */
-    record Written(int rows, int processesNotified) {
+    public record Written(int rows, int processesNotified) {
     }
 
     /** A named parameter ({@code :k}, {@code :p3}); not the second colon of a {@code ::} cast. */
