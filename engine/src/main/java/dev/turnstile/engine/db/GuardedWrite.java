@@ -127,8 +127,13 @@ public final class GuardedWrite {
             processesNotified = written.processesNotified();
             return written.rows() == 1;
         }
-        var query = session.createNativeMutationQuery(sql.toString());
+        return executeUpdate(session, sql.toString(), parameters) == 1;
+    }
+
+    /** Runs a data-changing statement whose named parameters are {@code parameters}; the rows it changed. */
+    static int executeUpdate(StatelessSession session, String sql, List<Parameter> parameters) {
+        var query = session.createNativeMutationQuery(sql);
         parameters.forEach(p -> p.bind(query));
-        return query.executeUpdate() == 1;
+        return query.executeUpdate();
     }
 }

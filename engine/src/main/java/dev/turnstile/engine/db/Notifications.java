@@ -3,7 +3,6 @@ package dev.turnstile.engine.db;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import org.hibernate.StatelessSession;
-import org.hibernate.query.MutationQuery;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -170,9 +169,7 @@ public final class Notifications implements AutoCloseable {
     public Written executeAndNotify(StatelessSession session, String sql, List<GuardedWrite.Parameter> parameters,
                                     String channel, String topic, String payload) {
         if (!postgres) {
-            MutationQuery update = session.createNativeMutationQuery(sql);
-            parameters.forEach(p -> p.bind(update));
-            return new Written(update.executeUpdate(), 0);
+            return new Written(GuardedWrite.executeUpdate(session, sql, parameters), 0);
         }
         Map<String, GuardedWrite.Parameter> byName = new HashMap<>();
         parameters.forEach(p -> byName.put(p.name(), p));
