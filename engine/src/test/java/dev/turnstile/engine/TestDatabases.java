@@ -108,6 +108,24 @@ public final class TestDatabases {
         return EngineConfig.from(base).jdbcUrl(url).build();
     }
 
+    /**
+     * A database of its own, named {@code purpose} and a random suffix, on the server {@code base}
+     * points at (a new file for H2): for a suite whose operations act on a whole database — a
+     * prune counts every client — so that another suite's data on the shared one cannot sway it.
+     * Drop it with {@link #dropOwnDatabase}.
+     */
+    public static EngineConfig ownDatabase(EngineConfig base, String purpose) throws SQLException {
+        String name = purpose + "_" + java.util.UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        return base.jdbcUrl().startsWith("jdbc:h2:") ? h2(name) : newDatabase(base, name);
+    }
+
+    /** Drops a database {@link #ownDatabase} created on {@code base}'s server (H2's file stays under target/). */
+    public static void dropOwnDatabase(EngineConfig base, EngineConfig own) throws SQLException {
+        if (!base.jdbcUrl().startsWith("jdbc:h2:")) {
+            dropDatabase(base, own.jdbcUrl().substring(own.jdbcUrl().lastIndexOf('/') + 1));
+        }
+    }
+
     /** {@code database}'s database (its URL's last part) on the server, or cluster node, {@code server} points at. */
     public static EngineConfig sameDatabaseOn(EngineConfig server, EngineConfig database) {
         String name = database.jdbcUrl().substring(database.jdbcUrl().lastIndexOf('/') + 1);

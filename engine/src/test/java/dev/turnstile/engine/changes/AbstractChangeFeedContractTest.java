@@ -22,6 +22,7 @@ import dev.turnstile.api.changes.DispatcherConfig;
 import dev.turnstile.api.changes.PropertyChange;
 import dev.turnstile.api.changes.QueuedChange;
 import dev.turnstile.engine.MutableClock;
+import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,11 +50,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The change feed on every database: one change per committed save and none per rolled-back one,
  * delivery through dispatchers to queue and callback clients, coalescing, leases on an injected
- * clock, lag, pruning and bad input. Each test has its own class and clients.
+ * clock, lag, pruning and bad input. Each test has its own class and clients; the suite has a
+ * database of its own, since a prune counts every client in it (another suite's client that is
+ * behind held it back on the shared one).
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractChangeFeedContractTest {
     private final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
+    private EngineConfig database;
     private ContentEngine engine;
     private ChangeFeed feed;
     private ObjectStore alice;
@@ -64,20 +68,21 @@ public abstract class AbstractChangeFeedContractTest {
     protected abstract EngineConfig config();
 
     @BeforeAll
-    void open() {
-        engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).changesEnabled(true).build());
+    void open() throws java.sql.SQLException {
+        database = TestDatabases.ownDatabase(config(), "ts_feed_contract");
+        engine = ContentEngine.open(EngineConfig.from(database).clock(clock).changesEnabled(true).build());
         feed = engine.changes();
         alice = engine.session("alice").objectStore();
         bob = engine.session("bob").objectStore();
-        removeTestClients();
     }
 
     @AfterAll
-    void close() {
+    void close() throws java.sql.SQLException {
         engine.close();
+        TestDatabases.dropOwnDatabase(config(), database);
     }
 
-    /** Clients of this suite, from this run or an earlier one that died: none may outlive its test. */
+    /** A test's clients: none may outlive it, or the next test's prune and lag would count them. */
     @org.junit.jupiter.api.AfterEach
     void removeTestClients() {
         feed.clients().stream().filter(n -> n.startsWith(PREFIX)).forEach(feed::unregisterClient);
@@ -430,7 +435,7 @@ public abstract class AbstractChangeFeedContractTest {
     @Test
     void anEngineThatDoesNotRecordChanges_refusesClients_andItsSavesRecordNothing() {
         String c = client(DeliveryMode.QUEUE, ChangeFilter.classes(cls));
-        try (ContentEngine quiet = ContentEngine.open(EngineConfig.from(config()).clock(clock).build())) {
+        try (ContentEngine quiet = ContentEngine.open(EngineConfig.from(database).clock(clock).build())) {
             EngineRuntimeException e = failure(() -> quiet.changes().registerClient(PREFIX + "quiet", ChangeFilter.ALL,
                     DeliveryMode.QUEUE));
             assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_CONFIG_INVALID);
