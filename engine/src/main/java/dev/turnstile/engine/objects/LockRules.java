@@ -16,17 +16,20 @@ final class LockRules {
 
     /**
      * A lock or unlock waiting for the next save; {@link #NONE} if neither. An exclusive lock is
-     * refused while anyone holds the lock, its holder too ({@code lockExclusively}).
+     * refused while anyone holds the lock, its holder too ({@code lockExclusively}) — except the
+     * lock this very request took: {@code request} names the request across its attempts and is
+     * the token of the lock it takes, so an attempt whose grant committed but whose answer was lost
+     * is followed by a retry that finds its own lock and is granted, where it was refused by it.
      */
-    record Pending(boolean locking, boolean unlocking, int timeoutSeconds, String owner, boolean exclusive) {
-        static final Pending NONE = new Pending(false, false, 0, null, false);
+    record Pending(boolean locking, boolean unlocking, int timeoutSeconds, String owner, boolean exclusive, UUID request) {
+        static final Pending NONE = new Pending(false, false, 0, null, false, null);
 
-        static Pending lock(int timeoutSeconds, String owner, boolean exclusive) {
-            return new Pending(true, false, timeoutSeconds, owner, exclusive);
+        static Pending lock(int timeoutSeconds, String owner, boolean exclusive, UUID request) {
+            return new Pending(true, false, timeoutSeconds, owner, exclusive, request);
         }
 
         static Pending unlock() {
-            return new Pending(false, true, 0, null, false);
+            return new Pending(false, true, 0, null, false, null);
         }
 
         /** The user whose held lock this lock request by {@code user} refreshes: {@code user}, or none if exclusive. */
@@ -34,9 +37,10 @@ final class LockRules {
             return exclusive ? null : user;
         }
 
-        /** Whether a lock that {@code holder} holds refuses this lock request by {@code user}. */
-        boolean refusedBy(String holder, String user) {
-            return !holder.equals(refreshesLockOf(user));
+        /** Whether {@code held}, a lock held now, refuses this lock request by {@code user}. */
+        boolean refusedBy(LockState held, String user) {
+            boolean ownGrant = held.holder().equals(user) && request.equals(held.token());
+            return !ownGrant && !held.holder().equals(refreshesLockOf(user));
         }
     }
 
@@ -56,11 +60,11 @@ final class LockRules {
         boolean held = stored.isHeldAt(now, storedDateLastModified);
         boolean heldByOther = held && !stored.holder().equals(actor.user());
         if (pending.locking()) {
-            if (held && pending.refusedBy(stored.holder(), actor.user())) {
+            if (held && pending.refusedBy(stored, actor.user())) {
                 throw locked(className, id, stored, storedDateLastModified);
             }
-            // The holder locking again refreshes the timeout and keeps its token; otherwise a new lock.
-            UUID token = held ? stored.token() : UUID.randomUUID();
+            // The holder locking again refreshes the timeout and keeps its token; otherwise a new lock, the request's.
+            UUID token = held ? stored.token() : pending.request();
             return new LockState(actor.user(), pending.owner(), token, pending.timeoutSeconds());
         }
         if (pending.unlocking()) {

@@ -455,7 +455,7 @@ final class ObjectPersistence {
     private void refuseIfHeldHere(Transaction tx, DefaultIndependentObject o) {
         HeldHere here = heldHere.getIfPresent(o.getId());
         if (here == null || !here.expiry().isAfter(tx.now)
-                || !o.pendingLock().refusedBy(here.lock().holder(), tx.actor.user())) {
+                || !o.pendingLock().refusedBy(here.lock(), tx.actor.user())) {
             return;
         }
         DefaultClassDefinition stored = classes.get(tx.session, here.className());
@@ -495,9 +495,9 @@ final class ObjectPersistence {
                 OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
                 UUID id = o.getId();
                 // LockRules' rule in the WHERE: the lock a request may refresh (none for an exclusive
-                // one: NULL matches no holder).
-                Object[] values = {user, at, user, at, UUID.randomUUID(), user, pending.owner(), pending.timeoutSeconds(),
-                        id, o.getClassName(), pending.refreshesLockOf(user), at, id};
+                // one: NULL matches no holder), and the request's own (an earlier attempt's answer lost).
+                Object[] values = {user, at, user, at, pending.request(), user, pending.owner(), pending.timeoutSeconds(),
+                        id, o.getClassName(), pending.refreshesLockOf(user), user, pending.request(), at, id};
                 for (int i = 0; i < values.length; i++) {
                     statement.setObject(i + 1, values[i]);
                 }
@@ -543,6 +543,7 @@ final class ObjectPersistence {
                         AND date_last_modified + lock_timeout * INTERVAL '1 second' >= ? THEN lock_token ELSE ? END,
                     lock_holder = ?, lock_owner = ?, lock_timeout = ?
                 WHERE id = ? AND class_name = ? AND (lock_holder IS NULL OR lock_holder = ?
+                    OR (lock_holder = ? AND lock_token = ?)
                     OR date_last_modified + lock_timeout * INTERVAL '1 second' < ?)
                 RETURNING *)
             SELECT w.*, TRUE AS granted FROM written w

@@ -1,6 +1,8 @@
 package dev.turnstile.engine.faults;
 
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.dispenser.Dispenser;
@@ -8,7 +10,10 @@ import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.dispenser.IssuedNumber;
 import dev.turnstile.api.dispenser.NumberBlock;
+import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.engine.Failures;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreePath;
@@ -91,6 +96,47 @@ abstract class AbstractAnswerLostTest {
 
         assertThat(direct.session("later").treeLocks().tryLock(TreeLockRequest.exclusive(Set.of(bench))))
                 .as("a later request, once the waiter had the node and let it go").hasValueSatisfying(TreeLockHandle::close);
+    }
+
+    /**
+     * A lock request whose grant committed but whose answer was lost (a node killed mid-commit did
+     * this in GaleraNodeKilledIT): the caller's retry is refused by nothing but its own lock, an
+     * exclusive one, which then bound every caller, the requester too, until it expired.
+     */
+    @Test
+    void aLockWhoseAnswerWasLost_isTheRequestersOnItsRetry_andNobodyElses() throws Exception {
+        String cls = "LostLock" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        var directStore = direct.session("other").objectStore();
+        directStore.defineClass(cls, c -> c.integer32("Counter"));
+        CustomObject created = directStore.createCustomObject(cls);
+        created.save(RefreshMode.REFRESH);
+        CustomObject mine = throughProxy.session("cut").objectStore().getCustomObject(cls, created.getId());
+        RetryPolicy throughOutages = throughProxy.retryPolicies().get(THROUGH_OUTAGES);
+
+        // Far longer than the policy's total wait: before, the retry waited out the policy, refused.
+        int timeoutSeconds = 600;
+        proxy.cutCommitAnswerAfter("UPDATE ts_object");
+        Future<?> locking = executor.submit(() -> Locking.lockWithRetry(mine, timeoutSeconds, "cut", throughOutages));
+        assertThat(proxy.awaitCut(LONG)).as("the lock's commit went through, its answer lost").isTrue();
+        CustomObject theirs = directStore.getCustomObject(cls, created.getId());
+        theirs.lockExclusively(timeoutSeconds, "other");
+        assertThat(Failures.failure(() -> theirs.save(RefreshMode.REFRESH)).getExceptionCode())
+                .as("another user while the answer is lost").isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+        proxy.restore();
+        locking.get(LONG.toSeconds(), TimeUnit.SECONDS);
+
+        assertThat(mine.getLockHolder()).as("the lock, once the retry had its answer").isEqualTo("cut");
+        theirs.clearPendingActions();
+        theirs.lockExclusively(timeoutSeconds, "other");
+        assertThat(Failures.failure(() -> theirs.save(RefreshMode.REFRESH)).getExceptionCode())
+                .as("another user after the retry").isEqualTo(ExceptionCode.E_OBJECT_LOCKED);
+        mine.unlock();
+        mine.save(RefreshMode.REFRESH);
+        theirs.clearPendingActions();
+        theirs.setUpdateSequenceNumber(null);
+        theirs.lockExclusively(timeoutSeconds, "other");
+        theirs.save(RefreshMode.REFRESH);
+        assertThat(theirs.getLockHolder()).as("another user once the requester unlocked").isEqualTo("other");
     }
 
     @ParameterizedTest
