@@ -39,7 +39,7 @@ final class LockRules {
 
         /** Whether {@code held}, a lock held now, refuses this lock request by {@code user}. */
         boolean refusedBy(LockState held, String user) {
-            boolean ownGrant = held.holder().equals(user) && request.equals(held.token());
+            boolean ownGrant = request != null && request.equals(held.token()) && held.holder().equals(user);
             return !ownGrant && !held.holder().equals(refreshesLockOf(user));
         }
     }

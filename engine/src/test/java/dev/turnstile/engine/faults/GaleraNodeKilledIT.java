@@ -13,22 +13,25 @@ import java.util.List;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The restart test on the 3-node Galera cluster, every process on a node of its own, and the
- * "restart" is node 3 SIGKILLed mid-run: the processes on nodes 1 and 2 go on, the one on node 3
- * goes on through the next host of its failover URL, nothing is issued twice; then node 3 starts
- * again, rejoins by incremental state transfer and holds what the others committed without it.
+ * The restart test on the 3-node Galera cluster used as a single writer (every process writes
+ * through node 1, its failover URL naming nodes 1, 2, 3 in that order), and the "restart" is the
+ * writer SIGKILLed mid-run: every process goes on through node 2, nothing is issued twice; then
+ * node 1 starts again, rejoins by incremental state transfer and holds what the others committed
+ * without it. With a writer per process, Galera itself lost an acknowledged commit now and then
+ * (a number issued twice, about one run in eight: README, "A MariaDB Galera cluster").
  */
 class GaleraNodeKilledIT extends AbstractDatabaseRestartTest {
-    private static final int KILLED = 3;
+    private static final int KILLED = 1;
 
+    /** The test's own reads and the node the rejoined one is compared with: a survivor. */
     @Override
     protected EngineConfig config() {
-        return TestDatabases.galera(1);
+        return TestDatabases.galera(2);
     }
 
     @Override
     protected EngineConfig config(int process) {
-        return TestDatabases.galeraFailoverForProcess(process);
+        return TestDatabases.galeraSingleWriter();
     }
 
     @Override
@@ -41,8 +44,8 @@ class GaleraNodeKilledIT extends AbstractDatabaseRestartTest {
         DatabaseServers.startGaleraNode(KILLED);
         EngineConfig rejoined = TestDatabases.galera(KILLED);
         assertThat(DatabaseServers.galeraStatus(rejoined, "wsrep_cluster_size")).as("cluster size after the rejoin").isEqualTo(3);
-        // The register too: a commit node 3 answered but the cluster never got would stay on node 3
-        // alone (IST brings only what came after), and its numbers would be issued again by the others.
+        // The register too: a commit the killed node answered but the cluster never got would stay on
+        // it alone (IST brings only what came after), and its numbers would be issued again by the others.
         for (String query : List.of(OBJECTS, REGISTER)) {
             assertThat(rows(rejoined, query)).as("node %d holds what the others committed without it: %s", KILLED, query)
                     .containsExactlyElementsOf(rows(config(), query));
