@@ -45,13 +45,13 @@ public abstract class AbstractMultiProcessObjectStoreTest {
         return config();
     }
 
-    private final List<String> created = new ArrayList<>();
+    private final List<EngineConfig> created = new ArrayList<>();
 
     /** A database with no Turnstile schema yet, for the concurrent first-open test: a new one on the server. */
-    protected EngineConfig freshDatabase() throws Exception {
-        String name = "ts_fresh_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
-        created.add(name);
-        return TestDatabases.newDatabase(config(), name);
+    private EngineConfig freshDatabase() throws Exception {
+        EngineConfig fresh = TestDatabases.ownDatabase(config(), "ts_fresh");
+        created.add(fresh);
+        return fresh;
     }
 
     @BeforeAll
@@ -63,8 +63,8 @@ public abstract class AbstractMultiProcessObjectStoreTest {
     @AfterAll
     void close() throws Exception {
         engine.close();
-        for (String name : created) {
-            TestDatabases.dropDatabase(config(), name);
+        for (EngineConfig fresh : created) {
+            TestDatabases.dropOwnDatabase(config(), fresh);
         }
     }
 
