@@ -39,11 +39,6 @@ class DefaultIndependentObject implements IndependentObject {
     private final Map<String, Object> pending = new LinkedHashMap<>();
     private LockState lock = LockState.NONE;
     private LockRules.Pending pendingLock = LockRules.Pending.NONE;
-    /**
-     * The lock request this instance makes until a save answers it: its attempts present the same
-     * one, so a retry after a lost answer knows the lock it took (LockRules.Pending#request).
-     */
-    private UUID lockRequest;
     private boolean isNew;
     private boolean pendingDelete;
     private boolean deleted;
@@ -91,7 +86,6 @@ class DefaultIndependentObject implements IndependentObject {
     void saved(ObjectState state, RefreshMode mode) {
         pending.clear();
         pendingLock = LockRules.Pending.NONE;
-        lockRequest = null;
         if (pendingDelete) {
             pendingDelete = false;
             deleted = true;
@@ -231,7 +225,6 @@ class DefaultIndependentObject implements IndependentObject {
         pending.clear();
         pendingDelete = false;
         pendingLock = LockRules.Pending.NONE;
-        lockRequest = null;
     }
 
     @Override
@@ -256,10 +249,10 @@ class DefaultIndependentObject implements IndependentObject {
             throw EngineRuntimeException.badArgument("lock owner of " + className + " {" + id + "}", owner,
                     "at most " + MAX_LOCK_OWNER_LENGTH + " characters");
         }
-        if (lockRequest == null) {
-            lockRequest = UUID.randomUUID();
-        }
-        return LockRules.Pending.lock(timeoutSeconds, owner, exclusive, lockRequest);
+        // A lock still pending (its save failed, perhaps after it committed) is the same request asked
+        // again: its retry presents the same identity and so knows the lock it took (Pending#request).
+        UUID request = pendingLock.locking() ? pendingLock.request() : UUID.randomUUID();
+        return LockRules.Pending.lock(timeoutSeconds, owner, exclusive, request);
     }
 
     @Override
