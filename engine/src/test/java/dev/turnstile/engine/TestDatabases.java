@@ -60,11 +60,6 @@ public final class TestDatabases {
 
     public static final int GALERA_NODES = 3;
 
-    /** The Galera node of child process {@code process}: processes 0, 1, 2 on nodes 1, 2, 3, and round again. */
-    public static EngineConfig galeraForProcess(int process) {
-        return galera(galeraNodeOf(process));
-    }
-
     /**
      * The cluster as a single writer uses it: every process with the same failover URL (MariaDB
      * Connector/J's {@code sequential}), nodes 1, 2, 3, so all of them write through node 1 and,
@@ -78,10 +73,6 @@ public final class TestDatabases {
             hosts.append(node == 1 ? "" : ",").append(url, "jdbc:mariadb://".length(), url.lastIndexOf('/'));
         }
         return EngineConfig.from(galera(1)).jdbcUrl("jdbc:mariadb:sequential://" + hosts + "/test").build();
-    }
-
-    private static int galeraNodeOf(int process) {
-        return process % GALERA_NODES + 1;
     }
 
     /**

@@ -3,15 +3,14 @@ package dev.turnstile.engine.objects;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.engine.TestDatabases;
 
-/** The multi-process proofs on a 3-node Galera cluster, every child process on a node of its own. */
+/**
+ * The multi-process proofs on a 3-node Galera cluster as it is supported: a single writer, every
+ * process with the same failover URL (README, "A MariaDB Galera cluster"; with a writer per
+ * process Galera itself lost acknowledged commits, so a failure there would prove nothing of the engine).
+ */
 class GaleraMultiProcessObjectStoreTest extends AbstractMultiProcessObjectStoreTest {
     @Override
     protected EngineConfig config() {
-        return TestDatabases.galera(1);
-    }
-
-    @Override
-    protected EngineConfig config(int process) {
-        return TestDatabases.galeraForProcess(process);
+        return TestDatabases.galeraSingleWriter();
     }
 }
