@@ -51,6 +51,8 @@ public final class Database implements AutoCloseable {
     private final Clock clock;
     private final String productName;
     private final Notifications notifications;
+    /** On a Galera cluster, the nodes engines write through (warned of when more than one); null elsewhere. */
+    private final GaleraWriterNodes writerNodes;
     /** Transactions the current thread has open on this database (a thread holding a connection). */
     private final ThreadLocal<int[]> openTransactions = ThreadLocal.withInitial(() -> new int[1]);
 
@@ -69,6 +71,7 @@ public final class Database implements AutoCloseable {
             Galera.checkCausalReads(dataSource, productName, where);
             Replication.warnIfStandbysAreAsynchronous(dataSource, productName, where);
             Migrations.apply(dataSource, productName, config.migrate(), where);
+            this.writerNodes = GaleraWriterNodes.recordedFrom(dataSource, productName);
             HibernatePersistenceConfiguration hibernate = new HibernatePersistenceConfiguration("turnstile")
                     .managedClasses(entities)
                     .statementInspector(counter)
@@ -251,7 +254,11 @@ public final class Database implements AutoCloseable {
     private <T> T againAfterConflicts(Supplier<String> what, Supplier<T> work) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return work.get();
+                T result = work.get();
+                if (writerNodes != null) {
+                    writerNodes.nowAndThen();
+                }
+                return result;
             } catch (RuntimeException e) {
                 if (!Sql.isConflictAbort(e)) {
                     throw e;
@@ -457,6 +464,9 @@ public final class Database implements AutoCloseable {
     public void close() {
         closed = true;
         notifications.close();
+        if (writerNodes != null) {
+            writerNodes.forget();
+        }
         try {
             sessionFactory.close();
         } catch (RuntimeException e) {

@@ -1,0 +1,9 @@
+-- Which Galera node each engine writes through, until when (GaleraWriterNodes: engines writing
+-- through two nodes are warned of). Used on Galera only; made on every database so that the schema
+-- is one.
+CREATE TABLE IF NOT EXISTS ts_writer_node (
+    engine_id varchar(128) NOT NULL,
+    node_name varchar(255) NOT NULL,
+    seen_until timestamp(6) with time zone NOT NULL,
+    PRIMARY KEY (engine_id, node_name)
+);
