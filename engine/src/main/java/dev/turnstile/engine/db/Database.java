@@ -433,13 +433,51 @@ public final class Database implements AutoCloseable {
      */
     public boolean announceWaiter(String topic, Duration wait) {
         if (!notifications.mustAnnounceWaiting(topic, wait)) {
-            return false;
+            return false; // the common case, without the lock
         }
-        alone(() -> "announcing a waiter on " + topic, session -> {
-            notifications.announceWaiting(session, topic, wait);
-            return null;
-        });
-        return true;
+        synchronized (notifications.announcing(topic)) {
+            if (!notifications.mustAnnounceWaiting(topic, wait)) {
+                return false;
+            }
+            alone(() -> "announcing a waiter on " + topic, session -> {
+                notifications.announceWaiting(session, topic, wait);
+                return null;
+            });
+            return true;
+        }
+    }
+
+    /**
+     * Takes back what this process said of its waiters on {@code topic} ({@link #announceWaiter}) if
+     * it said they wait seconds more and {@code nobodyWaits} still holds: a waiter that got the lock
+     * or gave up otherwise left its word standing, and releases elsewhere notified it, and handed it
+     * turns, until its last wait ran out. Runs even on an interrupted thread (a caller that gave up).
+     * What was said is forgotten before {@code nobodyWaits} is asked: a waiter that came after the
+     * question says it again (under the same lock), one that came before it is seen by it.
+     */
+    public void withdrawWaiter(String topic, java.util.function.BooleanSupplier nobodyWaits) {
+        if (!notifications.mustWithdrawWaiting(topic)) {
+            return; // the common case, without the lock: a brief wait's word lapses soon
+        }
+        boolean interrupted = Thread.interrupted();
+        try {
+            synchronized (notifications.announcing(topic)) {
+                if (!notifications.mustWithdrawWaiting(topic)) {
+                    return;
+                }
+                notifications.forgetAnnounced(topic);
+                if (nobodyWaits.getAsBoolean()) {
+                    alone(() -> "withdrawing a waiter on " + topic, session -> {
+                        notifications.withdrawWaiting(session, topic);
+                        return null;
+                    });
+                }
+            }
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Wake-ups between the engines on this database (PostgreSQL LISTEN/NOTIFY; none elsewhere). */

@@ -68,11 +68,13 @@ final class GaleraWriterNodes {
 
     /** "pid 4242 on app1, engine 1a2b3c4d": a process may open several engines. */
     private static String engineName() {
-        String host;
-        try {
-            host = InetAddress.getLocalHost().getHostName();
-        } catch (java.io.IOException e) {
-            host = "an unnamed host";
+        String host = System.getenv("HOSTNAME"); // set in most containers and shells: no name lookup
+        if (host == null || host.isBlank()) {
+            try {
+                host = InetAddress.getLocalHost().getHostName();
+            } catch (java.io.IOException e) {
+                host = "an unnamed host";
+            }
         }
         String name = "pid " + ProcessHandle.current().pid() + " on " + host + ", engine " + UUID.randomUUID().toString().substring(0, 8);
         return name.length() <= 128 ? name : name.substring(name.length() - 128);

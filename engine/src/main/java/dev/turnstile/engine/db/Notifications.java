@@ -138,6 +138,43 @@ public final class Notifications implements AutoCloseable {
     }
 
     /**
+     * Whether what this process said of its waiters on {@code topic} stands long enough to be worth
+     * a statement to take back once nobody here waits: more than twice {@link #ANNOUNCED_SLACK}
+     * from now — a wait of seconds. Waiters that wait briefly and often (a hot lock) never take
+     * theirs back: it lapses within the slack, and saying it again would cost a statement each time.
+     */
+    boolean mustWithdrawWaiting(String topic) {
+        Long until = announcedUntil.getIfPresent(topic);
+        return postgres && until != null && until - (System.nanoTime() + 2 * ANNOUNCED_SLACK.toNanos()) > 0;
+    }
+
+    /** Forgets what this process said of its waiters on {@code topic}: its next waiter says it again. */
+    void forgetAnnounced(String topic) {
+        announcedUntil.invalidate(topic);
+    }
+
+    /**
+     * Takes back, in {@code session}, what this process said of its waiters on {@code topic}: releases
+     * elsewhere stop notifying it, and stop handing it a turn it would never take.
+     */
+    void withdrawWaiting(StatelessSession session, String topic) {
+        Database.jdbc(counter, session, "DELETE FROM ts_waiting WHERE channel = ?", s -> {
+            s.setString(1, waiterKey(topic));
+            return s.executeUpdate();
+        });
+    }
+
+    /**
+     * The lock under which this process says, or takes back, that it has waiters on {@code topic}:
+     * a withdrawal decided while nobody waited must not delete what a new waiter said after.
+     */
+    Object announcing(String topic) {
+        return announcing[Math.floorMod(topic.hashCode(), announcing.length)];
+    }
+
+    private final Object[] announcing = java.util.stream.IntStream.range(0, 64).mapToObj(i -> new Object()).toArray();
+
+    /**
      * Sends {@code payload} on {@code channel} with {@code session}'s transaction: delivered to
      * every engine on the database when it commits, to none if it rolls back.
      */

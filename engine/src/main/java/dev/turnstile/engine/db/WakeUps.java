@@ -9,8 +9,10 @@ import java.util.HashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
+import java.util.function.BooleanSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -32,6 +34,8 @@ public final class WakeUps {
     private static final ThreadLocal<Ticket> armed = new ThreadLocal<>();
     /** Retry-policy calls running on this thread: only inside one is there a wait to cut short. */
     private static final ThreadLocal<int[]> retryCalls = ThreadLocal.withInitial(() -> new int[1]);
+    /** The tickets of this thread's retry-policy call that said this process waits: taken back at its end. */
+    private static final ThreadLocal<Set<Ticket>> announcedInCall = ThreadLocal.withInitial(LinkedHashSet::new);
 
     /** Tickets by key, oldest first; guarded by {@code this}. */
     private final Map<Object, LinkedHashSet<Ticket>> waiting = new HashMap<>();
@@ -45,6 +49,13 @@ public final class WakeUps {
     @FunctionalInterface
     public interface Announcer {
         boolean announce(List<Object> keys, Duration wait);
+
+        /**
+         * Takes back what this process said of its waiters on {@code key} if {@code nobodyWaits}
+         * holds when it does ({@link Database#withdrawWaiter}); by default there is nothing to take back.
+         */
+        default void withdraw(Object key, BooleanSupplier nobodyWaits) {
+        }
     }
 
     public WakeUps(Announcer announcer) {
@@ -91,6 +102,9 @@ public final class WakeUps {
 
         /** Whether this process said just now that it waits for {@code millis} more (failing that, it polls). */
         private boolean announced(long millis) {
+            if (inRetryCall()) {
+                announcedInCall.get().add(this);
+            }
             try {
                 return announcer.announce(keys, Duration.ofMillis(millis));
             } catch (RuntimeException e) {
@@ -110,6 +124,17 @@ public final class WakeUps {
                 signal.tryAcquire(nanos, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+            }
+        }
+
+        /** Takes back what this process said of the ticket's keys, where no waiter here waits for one now. */
+        private void withdraw() {
+            for (Object key : keys) {
+                try {
+                    announcer.withdraw(key, () -> nobodyWaitsFor(key));
+                } catch (RuntimeException e) {
+                    log.debug("Could not take back that a waiter waits; it lapses at the end of its last wait", e);
+                }
             }
         }
 
@@ -203,8 +228,27 @@ public final class WakeUps {
                 if (t != null) {
                     t.close();
                 }
+                withdrawAnnounced();
             }
         }
+    }
+
+    /**
+     * At the end of a retry-policy call (granted, or given up): for each key its tickets said this
+     * process waits for, takes that back if no waiter here waits for it now.
+     */
+    private static void withdrawAnnounced() {
+        Set<Ticket> announced = announcedInCall.get();
+        if (announced.isEmpty()) {
+            return;
+        }
+        List<Ticket> tickets = List.copyOf(announced);
+        announced.clear();
+        tickets.forEach(Ticket::withdraw);
+    }
+
+    private synchronized boolean nobodyWaitsFor(Object key) {
+        return !waiting.containsKey(key);
     }
 
     /**

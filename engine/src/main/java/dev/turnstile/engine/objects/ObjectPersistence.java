@@ -94,12 +94,20 @@ final class ObjectPersistence {
         this.classes = classes;
         this.preprocessors = preprocessors;
         this.postgres = Sql.isPostgres(database.productName());
-        this.unlockWaiters = new WakeUps((ids, wait) -> {
-            boolean said = false;
-            for (Object id : ids) {
-                said |= database.announceWaiter(unlockTopic(id), wait);
+        this.unlockWaiters = new WakeUps(new WakeUps.Announcer() {
+            @Override
+            public boolean announce(List<Object> ids, Duration wait) {
+                boolean said = false;
+                for (Object id : ids) {
+                    said |= database.announceWaiter(unlockTopic(id), wait);
+                }
+                return said;
             }
-            return said;
+
+            @Override
+            public void withdraw(Object id, java.util.function.BooleanSupplier nobodyWaits) {
+                database.withdrawWaiter(unlockTopic(id), nobodyWaits);
+            }
         });
         // Another engine's notes only: this one's unlocks woke its own waiters (and one would end a hand-over's wait).
         database.notifications().listenToOthers(UNLOCKS, note -> {

@@ -166,6 +166,87 @@ class PostgresLockWakeUpTest {
         });
     }
 
+    /**
+     * A waiter in another process that got the lock takes back its word that it waits: its policy
+     * waits five minutes, so the word stood five minutes more, and every unlock here sent that
+     * process a note (and handed it a turn) for a waiter it no longer had.
+     */
+    @Test
+    void aWaiterInAnotherProcessThatGotTheLock_takesBackItsWord_andUnlocksHereSendNoMoreNotes() throws Exception {
+        onTwoEngines(EngineConfig.DEFAULT_LOCK_HAND_OVER, (db, releasing, waiting, listening, pool) -> {
+            ObjectStore holder = releasing.session("holder").objectStore();
+            CustomObject door = holder.createCustomObject("Door");
+            door.save(RefreshMode.REFRESH);
+            lockAndSave(holder, door);
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new TurnstileMetrics(waiting).bindTo(registry);
+            CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", door.getId());
+            Future<?> granted = pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", waiting.retryPolicies().get("slow-poll"),
+                    o -> null));
+            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
+            unlockAndSave(holder, door);
+            granted.get(60, TimeUnit.SECONDS); // woken by the note, locked, unlocked
+            assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS)).as("the note that woke it")
+                    .contains(door.getId().toString());
+
+            lockAndSave(holder, door);
+            unlockAndSave(holder, door);
+            assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS))
+                    .as("notes of an unlock here after the other process's waiter had its lock").isEmpty();
+        });
+    }
+
+    /**
+     * A waiter in another process that gave up (its thread interrupted) takes back its word that it
+     * waits: the next unlock here sends no note and hands no turn over — with a hand-over of a
+     * minute, a turn for a process that never takes it kept this engine's next request out that long.
+     */
+    @Test
+    void aWaiterInAnotherProcessThatGaveUp_takesBackItsWord_andTheNextRequestHereWaitsForNobody() throws Exception {
+        onTwoEngines(Duration.ofMinutes(1), (db, releasing, waiting, listening, pool) -> {
+            ObjectStore holder = releasing.session("holder").objectStore();
+            CustomObject door = holder.createCustomObject("Door");
+            door.save(RefreshMode.REFRESH);
+            lockAndSave(holder, door);
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new TurnstileMetrics(waiting).bindTo(registry);
+            CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", door.getId());
+            Thread waiter = new Thread(() -> {
+                try {
+                    Locking.lockWithRetry(wanted, 30, "waiter's", waiting.retryPolicies().get("slow-poll"));
+                } catch (RuntimeException gaveUp) {
+                    // interrupted in its five-minute wait
+                }
+            });
+            waiter.start();
+            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
+            waiter.interrupt();
+            waiter.join(TimeUnit.SECONDS.toMillis(60));
+            assertThat(waiter.isAlive()).as("the waiter gave up when interrupted").isFalse();
+
+            unlockAndSave(holder, door);
+            assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS))
+                    .as("notes of an unlock after the other process's waiter gave up").isEmpty();
+            Future<String> again = pool.submit(() -> lockAndSave(holder, door));
+            assertThat(again.get(30, TimeUnit.SECONDS)).as("granted at once, not after a minute's hand-over")
+                    .isEqualTo("holder's");
+        });
+    }
+
+    /** Locks {@code door} for the holder through a new reference (no USN to guard), and says who holds it. */
+    private static String lockAndSave(ObjectStore holder, CustomObject door) {
+        CustomObject mine = holder.getCustomObject("Door", door.getId());
+        mine.lock(30, "holder's");
+        mine.save(RefreshMode.REFRESH);
+        return mine.getLockOwner();
+    }
+
+    private static void unlockAndSave(ObjectStore holder, CustomObject door) {
+        CustomObject mine = holder.getCustomObject("Door", door.getId());
+        mine.unlock();
+        mine.save(RefreshMode.REFRESH);
+    }
+
     /** A test on two engines (as two processes) sharing a database of its own, with a class "Door". */
     @FunctionalInterface
     private interface TwoEngines {
