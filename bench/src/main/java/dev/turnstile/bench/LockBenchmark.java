@@ -51,7 +51,9 @@ import java.util.concurrent.locks.LockSupport;
  * Integration's {@code JdbcLockRegistry} and the database's own lock (PostgreSQL's advisory lock,
  * MariaDB's GET_LOCK; on H2 a row locked by SELECT … FOR UPDATE), in one run on one database.
  * Cells: one thread on its own lock; 4 threads on one lock; 2 JVMs × 2 threads on one lock. A
- * refused try waits the same for every lock that does not wait by itself (0.5 to 1.5 ms).
+ * refused try waits the same for every lock that does not wait by itself (0.5 to 1.5 ms). A fourth
+ * cell, the cooperative lock's alone: one thread on a lock that a patient waiter in another engine
+ * (its policy waits 5 minutes) had a moment before — what that waiter's word, left standing, costs.
  */
 @Command(name = "locks", description = "Lock+unlock pairs per second: the cooperative lock beside ShedLock, Spring Integration's"
         + " JdbcLockRegistry and the database's own lock, uncontended, 4 threads, 2 JVMs x 2 threads.")
@@ -92,13 +94,18 @@ final class LockBenchmark implements Callable<Integer> {
                 + " warm-up, median of %d rounds%n%n", database.url(), seconds, warmUp, rounds);
         System.out.println("| cell | " + String.join(" | ", chosen) + " |");
         System.out.println("|---|" + "---|".repeat(chosen.size()));
-        String[] cells = {"1 thread, own lock", "4 threads, one lock", "2 JVMs × 2 threads, one lock"};
+        String[] cells = {"1 thread, own lock", "4 threads, one lock", "2 JVMs × 2 threads, one lock",
+                "1 thread, after a patient waiter elsewhere had it"};
         for (int cell = 0; cell < cells.length; cell++) {
             List<String> row = new ArrayList<>();
             for (String column : chosen) {
+                if (cell == 3 && !column.equals("TURNSTILE")) {
+                    row.add("—");
+                    continue;
+                }
                 List<Double> rates = new ArrayList<>();
                 for (int r = 0; r < rounds; r++) {
-                    rates.add(cell == 2 ? twoProcesses(column) : inProcess(column, cell == 0 ? 1 : 4));
+                    rates.add(cell == 3 ? afterPatientWaiter() : cell == 2 ? twoProcesses(column) : inProcess(column, cell == 0 ? 1 : 4));
                 }
                 rates.sort(null);
                 row.add(String.format(Locale.ROOT, "%,.0f", rates.get(rates.size() / 2)));
@@ -125,6 +132,37 @@ final class LockBenchmark implements Callable<Integer> {
         String name = newLock(column);
         try (Locks locks = open(column, threads)) {
             return measure(locks, name, threads);
+        }
+    }
+
+    /**
+     * One thread's cooperative-lock pairs on an object that, a moment before, another engine's
+     * waiter had: refused while a third engine held it, its policy waiting 5 minutes, woken by the
+     * unlock, locked and let go. A word "I wait" it left standing would make every unlock here
+     * notify that engine and hand it a turn it never takes.
+     */
+    private double afterPatientWaiter() throws Exception {
+        String id = newLock("TURNSTILE");
+        EngineConfig patient = EngineConfig.from(database.engineConfig(2))
+                .retryPolicy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build())
+                .build();
+        ExecutorService one = Executors.newSingleThreadExecutor();
+        try (ContentEngine holder = ContentEngine.open(database.engineConfig(2));
+             ContentEngine elsewhere = ContentEngine.open(patient);
+             Locks locks = turnstile(1)) {
+            CustomObject held = holder.session("holder").objectStore().getCustomObject(CLASS_NAME, UUID.fromString(id));
+            held.lock(30, "holder");
+            held.save(RefreshMode.REFRESH);
+            CustomObject wanted = elsewhere.session("waiter").objectStore().getCustomObject(CLASS_NAME, UUID.fromString(id));
+            Future<?> waiter = one.submit(() -> Locking.withLock(wanted, 30, "waiter", elsewhere.retryPolicies().get("patient"),
+                    locked -> null));
+            TimeUnit.SECONDS.sleep(1); // time for the waiter to be refused and wait; the unlock wakes it either way
+            held.unlock();
+            held.save(RefreshMode.REFRESH);
+            waiter.get(1, TimeUnit.MINUTES);
+            return measure(locks, id, 1);
+        } finally {
+            one.shutdownNow();
         }
     }
 
