@@ -114,12 +114,18 @@ public final class WakeUps {
         }
 
         /**
-         * Before its first attempt, waits up to {@code nanos} for a wake-up, having said that this
-         * process waits (so a release elsewhere tells it); a wake-up it gets is used by that attempt.
-         * Interrupted, it stops waiting and keeps the flag.
+         * Before its first attempt, says that this process waits for {@code nanos} more (so a release
+         * elsewhere tells it); true if it said so just now — releases before then sent no note.
          */
-        public void awaitHandOver(long nanos) {
-            announced(TimeUnit.NANOSECONDS.toMillis(nanos));
+        public boolean announceFor(long nanos) {
+            return announced(TimeUnit.NANOSECONDS.toMillis(nanos));
+        }
+
+        /**
+         * Before its first attempt, waits up to {@code nanos} for a wake-up; a wake-up it gets is used
+         * by that attempt. Interrupted, it stops waiting and keeps the flag.
+         */
+        public void awaitWakeUp(long nanos) {
             try {
                 signal.tryAcquire(nanos, TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {

@@ -204,7 +204,7 @@ final class ObjectPersistence {
         }
         List<ObjectState> states;
         if (ticket != null && ordered.size() == 1) {
-            awaitHandOver(ordered.get(0).getId(), ticket);
+            awaitHandOver(ordered.get(0), ticket);
         }
         try {
             try {
@@ -266,9 +266,10 @@ final class ObjectPersistence {
 
     /**
      * A lock this engine let go while {@code turnsLeft} other processes waited for it, and until when
-     * (System.nanoTime) at most its next requests here wait for their unlocks ({@link #awaitHandOver}).
+     * (System.nanoTime) at most its next requests here wait for their unlocks ({@link #awaitHandOver});
+     * {@code usn}, the object's USN as the unlock left it.
      */
-    private record HandOver(long untilNanos, AtomicInteger turnsLeft) {
+    private record HandOver(long untilNanos, AtomicInteger turnsLeft, long usn) {
     }
 
     /**
@@ -281,7 +282,8 @@ final class ObjectPersistence {
      * one unlock only let 4 processes take turns two by two; staying out the whole time left the
      * lock idle when only one other process waited (docs/BENCHMARKS.md).
      */
-    private void awaitHandOver(UUID id, WakeUps.Ticket ticket) {
+    private void awaitHandOver(DefaultIndependentObject o, WakeUps.Ticket ticket) {
+        UUID id = o.getId();
         HandOver h = handedOver == null ? null : handedOver.getIfPresent(id);
         // Until that hand-over has run its turns: a later unlock here (another thread's) starts another,
         // for the requests after it, and a request already waiting goes (2 JVMs x 2 threads: 350 -> 450 pairs/s).
@@ -291,7 +293,29 @@ final class ObjectPersistence {
                 return;
             }
             database.notifications().startListening();
-            ticket.awaitHandOver(left); // woken by an unlock: look whether turns are left
+            if (ticket.announceFor(left) && h.turnsLeft().addAndGet(-turnsTakenUnheard(o, h)) <= 0) {
+                handedOver.asMap().remove(id, h);
+                return;
+            }
+            ticket.awaitWakeUp(left); // woken by an unlock: look whether turns are left
+        }
+    }
+
+    /**
+     * The turns of hand-over {@code h} that other processes took and gave back unheard: asked when
+     * this process had only just said it waits, so unlocks elsewhere before then sent it no note (a
+     * waiter there locked and let go while nothing here waited: without this look the next request
+     * here sat out the whole hand-over). A turn is a lock and an unlock, two USNs; a turn still held
+     * is heard when it ends. A save between them counts too: the hand-over may end early, never late.
+     */
+    /** More turns than any hand-over has (a process per turn). */
+    private static final int ALL_TURNS = 1_000_000;
+
+    private int turnsTakenUnheard(DefaultIndependentObject o, HandOver h) {
+        try {
+            return (int) Math.min(ALL_TURNS, (read(o.getClassName(), o.getId()).usn() - h.usn()) / 2);
+        } catch (EngineRuntimeException e) {
+            return ALL_TURNS; // deleted, or unreadable: the request itself will say
         }
     }
 
@@ -757,7 +781,8 @@ final class ObjectPersistence {
             throw tx.lookedAt.contains(id) ? LookAgain.INSTANCE : lostRace(session, className, id, current.usn());
         }
         if (write.processesNotified() > 0 && handedOver != null) {
-            handedOver.put(id, new HandOver(System.nanoTime() + handOverNanos, new AtomicInteger(write.processesNotified())));
+            handedOver.put(id, new HandOver(System.nanoTime() + handOverNanos, new AtomicInteger(write.processesNotified()),
+                    current.usn() + 1));
         }
         tx.lockedRows.remove(id); // written: what this transaction read is no longer the row
         tx.written();

@@ -233,6 +233,34 @@ class PostgresLockWakeUpTest {
         });
     }
 
+    /**
+     * A hand-over whose turn the other process took, and gave back, before anything here waited
+     * (so its unlock sent this engine no note) ends when this engine's next request looks: it was
+     * kept out the whole hand-over — here a minute. This engine listens already (its first
+     * listening wakes every waiter once, which ends hand-overs too).
+     */
+    @Test
+    void aHandOverWhoseTurnWasTakenBeforeThisEngineWaited_endsAtItsNextRequest() throws Exception {
+        onTwoEngines(Duration.ofMinutes(1), (db, releasing, waiting, listening, pool) -> {
+            ObjectStore holder = releasing.session("holder").objectStore();
+            listening(releasing, waiting, holder, pool, "Door");
+            CustomObject door = holder.createCustomObject("Door");
+            door.save(RefreshMode.REFRESH);
+            lockAndSave(holder, door);
+            SimpleMeterRegistry registry = new SimpleMeterRegistry();
+            new TurnstileMetrics(waiting).bindTo(registry);
+            CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", door.getId());
+            Future<?> granted = pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", waiting.retryPolicies().get("slow-poll"),
+                    o -> null));
+            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
+            unlockAndSave(holder, door); // hands the lock over to the waiter's process for a minute
+            granted.get(60, TimeUnit.SECONDS); // its turn taken and given back; nothing here waited to hear it
+
+            Future<String> again = pool.submit(() -> lockAndSave(holder, door));
+            assertThat(again.get(30, TimeUnit.SECONDS)).as("granted at once, not at the minute's end").isEqualTo("holder's");
+        });
+    }
+
     /** Locks {@code door} for the holder through a new reference (no USN to guard), and says who holds it. */
     private static String lockAndSave(ObjectStore holder, CustomObject door) {
         CustomObject mine = holder.getCustomObject("Door", door.getId());
@@ -380,9 +408,14 @@ class PostgresLockWakeUpTest {
      * once, for a note it may have missed while connecting.)
      */
     private static void listening(ContentEngine engine, ContentEngine other, ObjectStore os, ExecutorService pool) throws Exception {
-        CustomObject first = os.createCustomObject("Gate");
+        listening(engine, other, os, pool, "Gate");
+    }
+
+    private static void listening(ContentEngine engine, ContentEngine other, ObjectStore os, ExecutorService pool, String cls)
+            throws Exception {
+        CustomObject first = os.createCustomObject(cls);
         first.save(RefreshMode.REFRESH);
-        CustomObject held = other.session("other").objectStore().getCustomObject("Gate", first.getId());
+        CustomObject held = other.session("other").objectStore().getCustomObject(cls, first.getId());
         held.lock(30, "other's");
         held.save(RefreshMode.REFRESH);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
