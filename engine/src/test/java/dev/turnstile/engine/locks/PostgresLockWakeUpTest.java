@@ -175,17 +175,7 @@ class PostgresLockWakeUpTest {
     void aWaiterInAnotherProcessThatGotTheLock_takesBackItsWord_andUnlocksHereSendNoMoreNotes() throws Exception {
         onTwoEngines(EngineConfig.DEFAULT_LOCK_HAND_OVER, (db, releasing, waiting, listening, pool) -> {
             ObjectStore holder = releasing.session("holder").objectStore();
-            CustomObject door = holder.createCustomObject("Door");
-            door.save(RefreshMode.REFRESH);
-            lockAndSave(holder, door);
-            SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            new TurnstileMetrics(waiting).bindTo(registry);
-            CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", door.getId());
-            Future<?> granted = pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", waiting.retryPolicies().get("slow-poll"),
-                    o -> null));
-            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
-            unlockAndSave(holder, door);
-            granted.get(60, TimeUnit.SECONDS); // woken by the note, locked, unlocked
+            CustomObject door = aTurnTakenElsewhere(holder, waiting, pool);
             assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS)).as("the note that woke it")
                     .contains(door.getId().toString());
 
@@ -244,21 +234,32 @@ class PostgresLockWakeUpTest {
         onTwoEngines(Duration.ofMinutes(1), (db, releasing, waiting, listening, pool) -> {
             ObjectStore holder = releasing.session("holder").objectStore();
             listening(releasing, waiting, holder, pool, "Door");
-            CustomObject door = holder.createCustomObject("Door");
-            door.save(RefreshMode.REFRESH);
-            lockAndSave(holder, door);
-            SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            new TurnstileMetrics(waiting).bindTo(registry);
-            CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", door.getId());
-            Future<?> granted = pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", waiting.retryPolicies().get("slow-poll"),
-                    o -> null));
-            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
-            unlockAndSave(holder, door); // hands the lock over to the waiter's process for a minute
-            granted.get(60, TimeUnit.SECONDS); // its turn taken and given back; nothing here waited to hear it
+            CustomObject door = aTurnTakenElsewhere(holder, waiting, pool); // nothing here waited to hear it
 
             Future<String> again = pool.submit(() -> lockAndSave(holder, door));
             assertThat(again.get(30, TimeUnit.SECONDS)).as("granted at once, not at the minute's end").isEqualTo("holder's");
         });
+    }
+
+    /**
+     * A new door that the holder locks, a waiter in {@code waiting} asks for (its policy waits five
+     * minutes) and is refused, the holder unlocks (handing it over), and the waiter, woken by the
+     * note, locks and lets go.
+     */
+    private static CustomObject aTurnTakenElsewhere(ObjectStore holder, ContentEngine waiting, ExecutorService pool)
+            throws Exception {
+        CustomObject door = holder.createCustomObject("Door");
+        door.save(RefreshMode.REFRESH);
+        lockAndSave(holder, door);
+        SimpleMeterRegistry registry = new SimpleMeterRegistry();
+        new TurnstileMetrics(waiting).bindTo(registry);
+        CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", door.getId());
+        Future<?> granted = pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", waiting.retryPolicies().get("slow-poll"),
+                o -> null));
+        Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
+        unlockAndSave(holder, door);
+        granted.get(60, TimeUnit.SECONDS);
+        return door;
     }
 
     /** Locks {@code door} for the holder through a new reference (no USN to guard), and says who holds it. */
