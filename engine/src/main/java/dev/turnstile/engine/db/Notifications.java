@@ -59,6 +59,8 @@ public final class Notifications implements AutoCloseable {
      * ({@link #announceWaiting}); bounded, since a topic may be one object: one forgotten is said again.
      */
     private final Cache<String, Long> announcedUntil = Caffeine.newBuilder().maximumSize(10_000).build();
+    /** Locks striped by topic, under which this process says, or takes back, that it waits ({@link #announcing}). */
+    private final Object[] announcing = java.util.stream.IntStream.range(0, 64).mapToObj(i -> new Object()).toArray();
     /** This process (this engine) in {@code ts_waiting}: random, so a restarted one is another. */
     private final String process = java.util.UUID.randomUUID().toString().substring(0, 13);
     private volatile boolean closed;
@@ -171,8 +173,6 @@ public final class Notifications implements AutoCloseable {
     Object announcing(String topic) {
         return announcing[Math.floorMod(topic.hashCode(), announcing.length)];
     }
-
-    private final Object[] announcing = java.util.stream.IntStream.range(0, 64).mapToObj(i -> new Object()).toArray();
 
     /**
      * Sends {@code payload} on {@code channel} with {@code session}'s transaction: delivered to

@@ -301,6 +301,9 @@ final class ObjectPersistence {
         }
     }
 
+    /** More turns than any hand-over has (a process per turn). */
+    private static final int ALL_TURNS = 1_000_000;
+
     /**
      * The turns of hand-over {@code h} that other processes took and gave back unheard: asked when
      * this process had only just said it waits, so unlocks elsewhere before then sent it no note (a
@@ -308,9 +311,6 @@ final class ObjectPersistence {
      * here sat out the whole hand-over). A turn is a lock and an unlock, two USNs; a turn still held
      * is heard when it ends. A save between them counts too: the hand-over may end early, never late.
      */
-    /** More turns than any hand-over has (a process per turn). */
-    private static final int ALL_TURNS = 1_000_000;
-
     private int turnsTakenUnheard(DefaultIndependentObject o, HandOver h) {
         try {
             return (int) Math.min(ALL_TURNS, (read(o.getClassName(), o.getId()).usn() - h.usn()) / 2);
