@@ -68,10 +68,10 @@ public final class Database implements AutoCloseable {
                     ? () -> java.sql.DriverManager.getConnection(config.jdbcUrl(), config.username(), config.password())
                     : config.dataSource()::getConnection, counter);
             String where = ownsPool ? config.jdbcUrl() : "the host's DataSource";
-            Galera.checkCausalReads(dataSource, productName, where);
+            boolean galera = Galera.checkCausalReads(dataSource, productName, where);
             Replication.warnIfStandbysAreAsynchronous(dataSource, productName, where);
             Migrations.apply(dataSource, productName, config.migrate(), where);
-            this.writerNodes = GaleraWriterNodes.recordedFrom(dataSource, productName);
+            this.writerNodes = galera ? GaleraWriterNodes.recordedFrom(dataSource) : null;
             HibernatePersistenceConfiguration hibernate = new HibernatePersistenceConfiguration("turnstile")
                     .managedClasses(entities)
                     .statementInspector(counter)

@@ -75,15 +75,18 @@ final class Galera {
         }
     }
 
-    /** On a Galera node, refuses a pool whose connections begin transactions without waiting for the cluster. */
-    static void checkCausalReads(DataSource dataSource, String productName, String where) {
+    /**
+     * On a Galera node, refuses a pool whose connections begin transactions without waiting for the
+     * cluster; answers whether the pool is on a Galera node.
+     */
+    static boolean checkCausalReads(DataSource dataSource, String productName, String where) {
         String product = productName.toLowerCase(java.util.Locale.ROOT);
         if (!product.contains("mariadb") && !product.contains("mysql")) {
-            return;
+            return false;
         }
         try (Connection c = dataSource.getConnection()) {
             if (!isGalera(c)) {
-                return;
+                return false;
             }
             try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery("SELECT @@SESSION.wsrep_sync_wait")) {
                 int wait = rs.next() ? rs.getInt(1) : 0;
@@ -97,6 +100,7 @@ final class Galera {
                             + " sessionVariables=" + CAUSAL_READS + " in the URL).");
                 }
             }
+            return true;
         } catch (SQLException e) {
             throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
                     "Cannot read the Galera settings of " + where + ": " + e.getMessage(), e);

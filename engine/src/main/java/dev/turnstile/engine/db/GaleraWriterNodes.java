@@ -49,18 +49,8 @@ final class GaleraWriterNodes {
         this.engine = engine;
     }
 
-    /** Records the engine's node now, for a pool on a Galera node; null on any other database. */
-    static GaleraWriterNodes recordedFrom(DataSource dataSource, String productName) {
-        if (!Sql.isMariaDb(productName)) {
-            return null;
-        }
-        try (Connection c = dataSource.getConnection()) {
-            if (!Galera.isGalera(c)) {
-                return null;
-            }
-        } catch (SQLException e) {
-            return null; // the engine's first transaction reports a database it cannot reach
-        }
+    /** Records the engine's node now, for a pool on a Galera node ({@link Galera#checkCausalReads}). */
+    static GaleraWriterNodes recordedFrom(DataSource dataSource) {
         GaleraWriterNodes nodes = new GaleraWriterNodes(dataSource, engineName());
         nodes.noteNow();
         return nodes;

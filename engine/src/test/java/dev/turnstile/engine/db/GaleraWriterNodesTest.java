@@ -99,8 +99,8 @@ class GaleraWriterNodesTest {
     @Test
     void writersBackOnOneNode_areSaidToBe_onceTheOtherNodesEngineClosed() throws SQLException {
         try (LogCapture log = new LogCapture(GaleraWriterNodes.class.getName())) {
-            GaleraWriterNodes first = GaleraWriterNodes.recordedFrom(dataSource(1), "MariaDB");
-            GaleraWriterNodes second = GaleraWriterNodes.recordedFrom(dataSource(2), "MariaDB");
+            GaleraWriterNodes first = GaleraWriterNodes.recordedFrom(dataSource(1));
+            GaleraWriterNodes second = GaleraWriterNodes.recordedFrom(dataSource(2));
             first.noteNow();
             assertThat(log.lines()).as("the second engine's warning at open, then the first's").hasSize(2)
                     .allSatisfy(line -> assertThat(line).startsWith("WARN Turnstile engines write through 2 nodes"));

@@ -195,9 +195,7 @@ class PostgresLockWakeUpTest {
     void aWaiterInAnotherProcessThatGaveUp_takesBackItsWord_andTheNextRequestHereWaitsForNobody() throws Exception {
         onTwoEngines(Duration.ofMinutes(1), (db, releasing, waiting, listening, pool) -> {
             ObjectStore holder = releasing.session("holder").objectStore();
-            CustomObject door = holder.createCustomObject("Door");
-            door.save(RefreshMode.REFRESH);
-            lockAndSave(holder, door);
+            CustomObject door = lockedDoor(holder);
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             new TurnstileMetrics(waiting).bindTo(registry);
             CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", door.getId());
@@ -248,9 +246,7 @@ class PostgresLockWakeUpTest {
      */
     private static CustomObject aTurnTakenElsewhere(ObjectStore holder, ContentEngine waiting, ExecutorService pool)
             throws Exception {
-        CustomObject door = holder.createCustomObject("Door");
-        door.save(RefreshMode.REFRESH);
-        lockAndSave(holder, door);
+        CustomObject door = lockedDoor(holder);
         SimpleMeterRegistry registry = new SimpleMeterRegistry();
         new TurnstileMetrics(waiting).bindTo(registry);
         CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", door.getId());
@@ -259,6 +255,14 @@ class PostgresLockWakeUpTest {
         Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
         unlockAndSave(holder, door);
         granted.get(60, TimeUnit.SECONDS);
+        return door;
+    }
+
+    /** A new door, locked by the holder. */
+    private static CustomObject lockedDoor(ObjectStore holder) {
+        CustomObject door = holder.createCustomObject("Door");
+        door.save(RefreshMode.REFRESH);
+        lockAndSave(holder, door);
         return door;
     }
 
