@@ -26,7 +26,7 @@ import java.util.concurrent.TimeUnit;
  * process: {@code LISTING2} (cooperative lock, 10 tries, 100 ms apart), {@code LISTING3} and
  * {@code LISTING3_UNLUCKY} (first writer wins with a remembered USN, with and without
  * feelingUnlucky). After GO each thread calls getNextValue() COUNT times and prints
- * {@code N value usn <usn> <thread>} for every number it got, {@code GAVEUP} when the listing ran out of attempts; then DONE.
+ * {@code N value usn <usn> <thread> <began>..<ended>us} for every number it got, {@code GAVEUP} when the listing ran out of attempts; then DONE.
  */
 public final class ArticleListingWorker {
     private static final String COUNTER_PROPERTY_NAME = "WjcCounter";
@@ -52,6 +52,7 @@ public final class ArticleListingWorker {
                         List<String> out = new ArrayList<>();
                         WjcDispenser dispenser = new WjcDispenser(os, className, id);
                         for (int i = 0; i < count; i++) {
+                            long began = System.nanoTime();
                             try {
                                 int n = switch (listing) {
                                     case "LISTING2" -> dispenser.getNextValueWithLock();
@@ -62,7 +63,10 @@ public final class ArticleListingWorker {
                                 // The USN the save left (listing 3's instance knows it), to tell a
                                 // duplicate written twice over one USN from a counter that went back.
                                 Long usn = listing.equals("LISTING2") ? null : dispenser.dispenser.getUpdateSequenceNumber();
-                                out.add("N " + n + " usn " + usn + " " + Thread.currentThread().getName());
+                                // When the call ran (this JVM's nanoTime, in µs): two saves of one number that
+                                // overlapped were both let through; one after the other, a commit was undone.
+                                out.add("N " + n + " usn " + usn + " " + Thread.currentThread().getName() + " "
+                                        + began / 1000 + ".." + System.nanoTime() / 1000 + "us");
                             } catch (GaveUp e) {
                                 out.add("GAVEUP");
                             }
