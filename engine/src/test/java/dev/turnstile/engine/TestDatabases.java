@@ -2,6 +2,8 @@ package dev.turnstile.engine;
 
 import dev.turnstile.api.EngineConfig;
 
+import java.io.IOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -17,6 +19,23 @@ import java.util.Locale;
  */
 public final class TestDatabases {
     private TestDatabases() {
+    }
+
+    /**
+     * For a failure's message: what the H2 file server of {@code config}'s shared file logged (a
+     * server started twice during a run shows there: issue 16's lost update); empty for any other database.
+     */
+    public static String serverLog(EngineConfig config) {
+        String url = config.jdbcUrl();
+        if (!url.startsWith("jdbc:h2:file:") || !url.contains(";AUTO_SERVER=TRUE")) {
+            return "";
+        }
+        Path log = Path.of(url.substring("jdbc:h2:file:".length(), url.indexOf(';')) + ".server.log");
+        try {
+            return "; " + log + ":\n" + Files.readString(log);
+        } catch (IOException e) {
+            return "; no " + log + ": " + e;
+        }
     }
 
     /** An H2 file database under target/, in AUTO_SERVER mode so child processes can share it. */

@@ -92,7 +92,7 @@ public abstract class AbstractMultiProcessDispenserTest {
         int n = PROCESSES * perProcess();
         List<Long> all = takeInProcesses(newDispenser(), strategy.name(), PROCESSES, 4, perProcess());
         assertThat(all).hasSize(n);
-        assertThat(new HashSet<>(all)).as("no duplicate").hasSize(n);
+        assertThat(new HashSet<>(all)).as(() -> "no duplicate" + TestDatabases.serverLog(config())).hasSize(n);
         assertThat(all.stream().mapToLong(Long::longValue).max().orElseThrow()).as("no gap").isEqualTo(n);
     }
 
@@ -107,7 +107,8 @@ public abstract class AbstractMultiProcessDispenserTest {
             String name = newDispenser();
             List<Long> all = takeInProcesses(name, "FIRST_WRITER_WINS+unlucky", 2, 8, 1000);
             long counter = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().get(name).current();
-            assertThat(all).as("round %d: no duplicate", round).doesNotHaveDuplicates().hasSize(2000);
+            int r = round;
+            assertThat(all).as(() -> "round " + r + ": no duplicate" + TestDatabases.serverLog(config())).doesNotHaveDuplicates().hasSize(2000);
             assertThat(counter).as("round %d: the counter agrees", round).isEqualTo(2000);
         }
     }

@@ -45,11 +45,6 @@ public abstract class AbstractMultiProcessObjectStoreTest {
         return config();
     }
 
-    /** What the database's server logged, for a failure's message; none by default. */
-    protected String serverLog() {
-        return "";
-    }
-
     private final List<EngineConfig> created = new ArrayList<>();
 
     /** A database with no Turnstile schema yet, for the concurrent first-open test: a new one on the server. */
@@ -135,7 +130,7 @@ public abstract class AbstractMultiProcessObjectStoreTest {
             // Each number given twice, with the USN each save left: one USN twice means two saves
             // were both let through over it; two USNs, that the counter went back.
             assertThat(reports.values().stream().filter(r -> r.size() > 1).toList())
-                    .as(() -> "no duplicate (" + listing + ")" + serverLog()).isEmpty();
+                    .as(() -> "no duplicate (" + listing + ")" + TestDatabases.serverLog(config())).isEmpty();
             assertThat(numbers.stream().sorted().toList()).as("no gap: exactly 1..%d", stored)
                     .isEqualTo(java.util.stream.IntStream.rangeClosed(1, stored).boxed().toList());
         } finally {

@@ -16,6 +16,7 @@ import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.PropertyType;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.UpdatingBatch;
+import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -918,8 +919,8 @@ public abstract class AbstractObjectStoreContractTest {
             // through over a USN another had moved; both one short, two saves that wrote the same USN.
             // And what each save said it wrote, where that departs from one save per USN 1..n.
             assertThat(List.of((long) end.getProperties().getInteger32Value("Counter"), end.getUpdateSequenceNumber()))
-                    .as(() -> "the counter and the USN after %d saves that succeeded (%d conflicts)%s"
-                            .formatted(successes, conflicts, Increments.oddities(done)))
+                    .as(() -> "the counter and the USN after %d saves that succeeded (%d conflicts)%s%s"
+                            .formatted(successes, conflicts, Increments.oddities(done), TestDatabases.serverLog(config())))
                     .containsExactly((long) successes, (long) successes);
             System.out.printf("%s: %d increments, %d conflicts%n", getClass().getSimpleName(), successes, conflicts);
         } finally {
