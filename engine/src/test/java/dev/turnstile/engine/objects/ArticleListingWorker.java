@@ -63,8 +63,9 @@ public final class ArticleListingWorker {
                                 // The USN the save left (listing 3's instance knows it), to tell a
                                 // duplicate written twice over one USN from a counter that went back.
                                 Long usn = listing.equals("LISTING2") ? null : dispenser.dispenser.getUpdateSequenceNumber();
-                                // When the call ran (this JVM's nanoTime, in µs): two saves of one number that
-                                // overlapped were both let through; one after the other, a commit was undone.
+                                // When the call ran (nanoTime in µs: on Linux one clock for the machine's JVMs).
+                                // Two calls of one number, one over before the other began: a commit undone;
+                                // overlapping, the database may have let both saves through.
                                 out.add("N " + n + " usn " + usn + " " + Thread.currentThread().getName() + " "
                                         + began / 1000 + ".." + System.nanoTime() / 1000 + "us");
                             } catch (GaveUp e) {
