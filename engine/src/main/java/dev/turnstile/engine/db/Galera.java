@@ -80,8 +80,7 @@ final class Galera {
      * cluster; answers whether the pool is on a Galera node.
      */
     static boolean checkCausalReads(DataSource dataSource, String productName, String where) {
-        String product = productName.toLowerCase(java.util.Locale.ROOT);
-        if (!product.contains("mariadb") && !product.contains("mysql")) {
+        if (!Sql.isMariaDb(productName)) {
             return false;
         }
         try (Connection c = dataSource.getConnection()) {
