@@ -425,7 +425,7 @@ public final class Database implements AutoCloseable {
 
     /**
      * Says that this process has a waiter on {@code topic} (a channel's releases, or one object's:
-     * {@link Notifications#ANOTHER_PROCESS_WAITS}) for at least {@code wait} more, so that
+     * {@link Notifications#anotherProcessWaits}) for at least {@code wait} more, so that
      * releases in other processes notify it (on PostgreSQL they send no note while no other process
      * waits); true if it said so just now — a release that committed before it did not notify, so
      * the waiter looks again before it waits. Said once per {@link Notifications#ANNOUNCED_SLACK} at

@@ -77,22 +77,27 @@ public final class Notifications implements AutoCloseable {
     }
 
     /**
-     * The rows of {@code ts_waiting} of other processes with a waiter on a topic; parameters:
-     * {@link #waiterParameters}. A row's key is the topic and the process; a topic is what a waiter
-     * waits for — a channel's every release (tree locks), or one object's unlock ({@code unlock <id>}),
-     * so that a process waiting for one object counts for that object's unlocks only.
+     * The rows of {@code ts_waiting} of other processes with a waiter on one of {@code topics}
+     * topics; parameters: {@link #waiterParameters}. A row's key is the topic and the process; a
+     * topic is what a waiter waits for — one object's unlock ({@code unlock <id>}), the releases
+     * under one root of the tree locks, the changes — so that a process waiting for one object
+     * counts for that object's unlocks only.
      */
-    private static final String OTHER_PROCESSES_WAITING =
-            "starts_with(channel, ?) AND channel <> ? AND waiting_until > CURRENT_TIMESTAMP";
+    private static String otherProcessesWaiting(int topics) {
+        return "(" + String.join(" OR ", java.util.Collections.nCopies(topics, "starts_with(channel, ?) AND channel <> ?"))
+                + ") AND waiting_until > CURRENT_TIMESTAMP";
+    }
 
     /**
      * The SQL condition, for a publisher's statement, that another process has said it has a waiter
-     * on a topic ({@link #announceWaiting}), by the database's time; parameters:
-     * {@link #waiterParameters}. A NOTIFY takes one lock for the whole database until its
+     * on one of {@code topics} topics ({@link #announceWaiting}), by the database's time;
+     * parameters: {@link #waiterParameters}. A NOTIFY takes one lock for the whole database until its
      * transaction ends (PostgreSQL's async.c), so notes nobody listens for made every release of 16
      * threads wait for the others' commits (issue 16); this process's own waiters are woken without one.
      */
-    public static final String ANOTHER_PROCESS_WAITS = "EXISTS (SELECT 1 FROM ts_waiting WHERE " + OTHER_PROCESSES_WAITING + ")";
+    public static String anotherProcessWaits(int topics) {
+        return "EXISTS (SELECT 1 FROM ts_waiting WHERE " + otherProcessesWaiting(topics) + ")";
+    }
 
     /** How much longer than its next wait a waiter says it waits: releases notify until then. */
     static final Duration ANNOUNCED_SLACK = Duration.ofSeconds(2);
@@ -100,9 +105,14 @@ public final class Notifications implements AutoCloseable {
     /** How long a lapsed row stays (a process killed never takes its own away); any announcement deletes older ones. */
     static final Duration LAPSED_KEPT = Duration.ofMinutes(10);
 
-    /** The parameters of {@link #ANOTHER_PROCESS_WAITS} for a release on {@code topic}. */
-    public Object[] waiterParameters(String topic) {
-        return new Object[] {topic + " ", waiterKey(topic)};
+    /** The parameters of {@link #anotherProcessWaits} for a release on {@code topics}. */
+    public Object[] waiterParameters(List<String> topics) {
+        List<Object> parameters = new ArrayList<>();
+        for (String topic : topics) {
+            parameters.add(topic + " ");
+            parameters.add(waiterKey(topic));
+        }
+        return parameters.toArray();
     }
 
     /** This process's row for {@code topic}: the topic and the process as one key (the table's, since version 4). */
@@ -197,7 +207,7 @@ public final class Notifications implements AutoCloseable {
      * {@code sql} as {@code :name}) and returns the rows it changed; on a database with
      * notifications the same statement also sends {@code payload} on {@code channel} if it changed a
      * row and another process has said it has a waiter on {@code topic}
-     * ({@link #ANOTHER_PROCESS_WAITS}: its waiters must say so first), delivered when the
+     * ({@link #anotherProcessWaits}: its waiters must say so first), delivered when the
      * transaction commits — a wake-up that costs no round trip; it returns how many such processes
      * it told. On PostgreSQL it runs by plain JDBC, counted in the engine's statistics as
      * Hibernate's statements are: Hibernate mapped the native query's result afresh on every
@@ -220,7 +230,7 @@ public final class Notifications implements AutoCloseable {
         // The CASE keeps pg_notify (volatile) from running when nobody waits.
         named.appendTail(positional).append(" RETURNING (SELECT CASE WHEN count(*) = 0 THEN 0")
                 .append(" WHEN pg_notify(?, ?) IS NOT NULL THEN count(*) END FROM ts_waiting WHERE ")
-                .append(OTHER_PROCESSES_WAITING).append(")");
+                .append(otherProcessesWaiting(1)).append(")");
         return Database.jdbc(counter, session, positional.toString(), s -> {
             ownBackends.put(PostgresListener.backendPid(s.getConnection()), Boolean.TRUE);
             int i = 1;
@@ -229,7 +239,7 @@ public final class Notifications implements AutoCloseable {
             }
             s.setString(i++, channel);
             s.setString(i++, sendable(payload));
-            for (Object p : waiterParameters(topic)) {
+            for (Object p : waiterParameters(List.of(topic))) {
                 s.setObject(i++, p);
             }
             int rows = 0;

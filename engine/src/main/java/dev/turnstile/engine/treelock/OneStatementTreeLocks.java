@@ -35,11 +35,12 @@ final class OneStatementTreeLocks {
     private static final int LOOKS = 3;
 
     private final Database database;
-    /** Each statement with "%s" where the request's rows go ({@link #forRows}). */
+    /** Each statement with "%s" where the request's rows go ({@link #withRows}); the release's next "%s" is its roots' waiters. */
     private final String acquireSql;
     private final String releaseSql;
     private final Map<Integer, String> acquireByRows = new ConcurrentHashMap<>();
-    private final Map<Integer, String> releaseByRows = new ConcurrentHashMap<>();
+    /** The release's statement by its rows and its roots: a text of its own for each, planned once per connection. */
+    private final Map<List<Integer>, String> releaseByShape = new ConcurrentHashMap<>();
 
     OneStatementTreeLocks(Database database, String headFreeMineOrLapsed) {
         this.database = database;
@@ -94,7 +95,7 @@ final class OneStatementTreeLocks {
                     FROM w WHERE n.node_path = w.row_path AND (SELECT count(*) FROM l) > 0 RETURNING 1)
                 SELECT (SELECT count(*) FROM gone) AS released, (SELECT count(*) FROM unmarked) AS unmarked,
                     CASE WHEN EXISTS (SELECT 1 FROM gone) AND %s THEN pg_notify(?, ?) END IS NULL AS quiet
-                """.formatted("%s", unmark, Notifications.ANOTHER_PROCESS_WAITS);
+                """.formatted("%s", unmark, "%s");
     }
 
     /**
@@ -110,7 +111,8 @@ final class OneStatementTreeLocks {
             Instant expiry = now.plus(lease);
             boolean[] found = new boolean[1];
             boolean granted = database.alone(() -> "locking " + request + " for " + owner, session ->
-                    database.jdbc(session, forRows(acquireByRows, acquireSql, rows.size()), s -> {
+                    database.jdbc(session,
+                            acquireByRows.computeIfAbsent(rows.size(), n -> withRows(acquireSql, n)), s -> {
                         int i = bind(s, 1, leaseId, at(now), ticket, owner, nodes, at(expiry));
                         bindRows(s, i, rows);
                         try (ResultSet rs = s.executeQuery()) {
@@ -153,13 +155,15 @@ final class OneStatementTreeLocks {
 
     /**
      * Releases the lease and its marks; false if it was already gone. Tells the waiters of other
-     * processes, if one has said it has any ({@link Notifications#ANOTHER_PROCESS_WAITS}).
+     * processes, if one has said it has any on one of {@code topics}
+     * ({@link Notifications#anotherProcessWaits}).
      */
-    boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks, String channel, String payload) {
+    boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks, String channel, List<String> topics, String payload) {
         List<IntentionStripes.Mark> rows = IntentionStripes.marks(marks, leaseId);
-        Object[] waiters = database.notifications().waiterParameters(channel);
-        return database.alone(() -> "releasing tree lock lease " + leaseId, session -> database.jdbc(session,
-                forRows(releaseByRows, releaseSql, rows.size()), s -> {
+        Object[] waiters = database.notifications().waiterParameters(topics);
+        String sql = releaseByShape.computeIfAbsent(List.of(rows.size(), topics.size()), shape ->
+                withRows(releaseSql.formatted("%s", Notifications.anotherProcessWaits(topics.size())), rows.size()));
+        return database.alone(() -> "releasing tree lock lease " + leaseId, session -> database.jdbc(session, sql, s -> {
             int i = bindRows(s, bind(s, 1, leaseId), rows);
             i = bind(s, i, waiters);
             bind(s, i, channel, Notifications.sendable(payload));
@@ -184,14 +188,12 @@ final class OneStatementTreeLocks {
      * every execution (0.3 ms, more than it ran), while one whose row count the text fixes is planned
      * once per connection and kept.
      */
-    private static String forRows(Map<Integer, String> cache, String sql, int rows) {
-        return cache.computeIfAbsent(rows, n -> {
-            StringBuilder values = new StringBuilder("w(row_path, mode, ord) AS (VALUES ");
-            for (int i = 1; i <= n; i++) {
-                values.append(i == 1 ? "" : ", ").append("(CAST(? AS varchar), CAST(? AS varchar), ").append(i).append(')');
-            }
-            return sql.formatted(values.append("),"));
-        });
+    private static String withRows(String sql, int rows) {
+        StringBuilder values = new StringBuilder("w(row_path, mode, ord) AS (VALUES ");
+        for (int i = 1; i <= rows; i++) {
+            values.append(i == 1 ? "" : ", ").append("(CAST(? AS varchar), CAST(? AS varchar), ").append(i).append(')');
+        }
+        return sql.formatted(values.append("),"));
     }
 
     /** The rows and their modes, in write order, from parameter {@code first}. */

@@ -159,7 +159,7 @@ public final class TreeLockService {
                             return Optional.of(new DefaultTreeLockHandle(this, mine, request, marks));
                         }
                         wait = nextWait(attempt, deadline);
-                        if (waiter != null && store.announceWaiter(Duration.ofNanos(wait))) {
+                        if (waiter != null && store.announceWaiter(request.nodes().keySet(), Duration.ofNanos(wait))) {
                             continue; // a release in another process between the refusal and now sent no note: look again
                         }
                         if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {

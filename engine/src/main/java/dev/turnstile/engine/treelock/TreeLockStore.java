@@ -138,16 +138,15 @@ final class TreeLockStore {
 
     boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks, java.util.Collection<TreePath> nodes) {
         if (oneStatement != null) {
-            boolean released = oneStatement.release(leaseId, marks, CHANNEL, paths(nodes));
+            boolean released = oneStatement.release(leaseId, marks, CHANNEL, topics(nodes), paths(nodes));
             if (released && IDLE_NODES.due()) {
                 sweepIdleNodes(); // its own transaction: a sweep reads the rows it deletes FOR UPDATE
             }
             return released;
         }
         return database.inTransaction(() -> "releasing tree lock lease " + leaseId, session -> {
-            // The DELETE itself tells the other processes' waiters (no round trip of its own).
-            boolean released = LEASES.release(leaseId, null).notifying(database.notifications(), CHANNEL, CHANNEL, paths(nodes))
-                    .delete(session);
+            // No notes here: only PostgreSQL has them, and there the one statement above releases.
+            boolean released = LEASES.release(leaseId, null).delete(session);
             if (released) {
                 unmark(session, marks, leaseId);
                 IDLE_NODES.nowAndThen(session, Map.of());
@@ -156,9 +155,26 @@ final class TreeLockStore {
         });
     }
 
-    /** {@link Database#announceWaiter} on the tree locks' channel. */
-    boolean announceWaiter(Duration wait) {
-        return database.announceWaiter(CHANNEL, wait);
+    /**
+     * {@link Database#announceWaiter} for each root of {@code nodes}: releases under other roots,
+     * which cannot conflict, send this process no note. True if it was said just now of any.
+     */
+    boolean announceWaiter(java.util.Collection<TreePath> nodes, Duration wait) {
+        boolean said = false;
+        for (String topic : topics(nodes)) {
+            said |= database.announceWaiter(topic, wait);
+        }
+        return said;
+    }
+
+    /**
+     * The topics a waiter on {@code nodes} waits on, and a release of them tells: one per root,
+     * named by a hash of it (an id may be long and hold spaces; two roots that share a hash only
+     * share their notes).
+     */
+    static List<String> topics(java.util.Collection<TreePath> nodes) {
+        return nodes.stream().map(node -> CHANNEL + " " + Integer.toHexString(node.segments().get(0).toString().hashCode()))
+                .distinct().sorted().toList();
     }
 
     /** The channel on which a release (or a waiter leaving its queue) tells the other processes' waiters. */

@@ -107,4 +107,49 @@ class PostgresTreeLockWakeUpTest {
             TestDatabases.dropDatabase(TestDatabases.postgres(), name);
         }
     }
+
+    /**
+     * Paths under different roots never conflict, so a waiter says which roots it waits under:
+     * while the other engine waits only in site t, releases in site s (and in s and u at once) send
+     * no note; a release that spans s and t does, and so does the release of what the waiter
+     * waits for, which grants it.
+     */
+    @Test
+    void aReleaseUnderAnotherRoot_sendsNoNote_whileAnotherProcessWaitsOnlyUnderItsOwn() throws Exception {
+        String name = "ts_wake_" + UUID.randomUUID().toString().substring(0, 8);
+        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
+        TreePath waitedFor = TreePath.root("site", "t").child("workshop", "A").child("bench", "1");
+        TreePath besideIt = TreePath.root("site", "t").child("workshop", "B");
+        TreePath inS = TreePath.root("site", "s").child("workshop", "A");
+        TreePath inU = TreePath.root("site", "u");
+        try (ContentEngine releasing = ContentEngine.open(db);
+             ContentEngine waiting = ContentEngine.open(slowPoll(db));
+             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
+            try (Statement s = listening.createStatement()) {
+                s.execute("LISTEN " + TreeLockStore.CHANNEL);
+            }
+            TreeLockHandle held = releasing.session("holder").treeLocks().lock(Set.of(waitedFor), Duration.ZERO);
+            TreeLockService waiter = ((DefaultTreeLocks) waiting.treeLocks()).service();
+            CompletableFuture<TreeLockHandle> granted = CompletableFuture.supplyAsync(
+                    () -> waiter.lock(TreeLockRequest.exclusive(waitedFor), "waiter", Duration.ofMinutes(10)));
+            org.awaitility.Awaitility.await("the waiter queued").atMost(STARTUP).until(() -> waiter.hasQueue(waitedFor));
+
+            releasing.session("in s").treeLocks().lock(Set.of(inS), Duration.ZERO).unlock();
+            releasing.session("in s and u").treeLocks().lock(Set.of(inS, inU), Duration.ZERO).unlock();
+            assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
+                    .as("notes of releases under roots nobody elsewhere waits under").isEmpty();
+
+            releasing.session("in s and t").treeLocks().lock(Set.of(inS, besideIt), Duration.ZERO).unlock();
+            assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
+                    .as("notes of a release under the waiter's root and another").hasSize(1);
+
+            assertThat(granted).isNotDone();
+            held.unlock();
+            granted.get(60, TimeUnit.SECONDS).unlock();
+            assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
+                    .as("notes of the release the waiter waits for").contains(waitedFor.toString());
+        } finally {
+            TestDatabases.dropDatabase(TestDatabases.postgres(), name);
+        }
+    }
 }
