@@ -1,6 +1,8 @@
 package dev.turnstile.bench;
 
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreeLocks;
@@ -271,8 +273,9 @@ final class TreeLockBenchmark implements Callable<Integer> {
 
     private void throughput(TreeLocks locks) throws Exception {
         System.out.printf(Locale.ROOT, "Lock+unlock pairs per second on non-conflicting benches (4 workshops), %d s per cell:%n", seconds);
-        System.out.println("| threads | JDBC floor (INSERT+COMMIT, DELETE+COMMIT) | Turnstile | seed design (in memory) | Turnstile / floor |");
-        System.out.println("|---|---|---|---|---|");
+        System.out.println("| threads | JDBC floor (INSERT+COMMIT, DELETE+COMMIT) | Turnstile | seed design (in memory) | Turnstile / floor"
+                + " | Turnstile, another engine waiting in another site |");
+        System.out.println("|---|---|---|---|---|---|");
         for (int threads : threadCounts) {
             TreePath site = site("pairs");
             double floor = perSecond(threads, t -> {
@@ -289,9 +292,55 @@ final class TreeLockBenchmark implements Callable<Integer> {
                 Set<TreePath> nodes = Set.of(bench(site, t));
                 return () -> seed.unlock(seed.tryLock(nodes, -1));
             });
-            System.out.printf(Locale.ROOT, "| %d | %,.0f | %,.0f | %,.0f | %.2f |%n", threads, floor, ours, seedRate, ours / floor);
+            double besideWaiter;
+            try (WaiterElsewhere w = new WaiterElsewhere(locks)) {
+                besideWaiter = perSecond(threads, t -> {
+                    TreeLockRequest r = TreeLockRequest.exclusive(bench(site, t));
+                    return () -> locks.tryLock(r, Duration.ofSeconds(10)).orElseThrow().unlock();
+                });
+            }
+            System.out.printf(Locale.ROOT, "| %d | %,.0f | %,.0f | %,.0f | %.2f | %,.0f |%n", threads, floor, ours, seedRate,
+                    ours / floor, besideWaiter);
         }
         System.out.println();
+    }
+
+    /**
+     * Another engine on the database (another process, as far as notes go) waiting, with a policy
+     * that polls every five minutes, for a bench of another site that {@code locks} holds: releases
+     * that tell it of sites it does not wait in cost a NOTIFY each, and the database-wide lock that
+     * holds to the end of the commit. Closing it releases the bench and lets the waiter finish.
+     */
+    private final class WaiterElsewhere implements AutoCloseable {
+        private final TreeLockHandle held;
+        private final ContentEngine other;
+        private final Future<?> waiting;
+        private final ExecutorService thread = Executors.newSingleThreadExecutor();
+
+        WaiterElsewhere(TreeLocks locks) throws InterruptedException {
+            TreePath bench = site("elsewhere").child("workshop", "A").child("bench", "1");
+            held = locks.lock(Set.of(bench), Duration.ZERO);
+            other = ContentEngine.open(EngineConfig.from(database.engineConfig(2))
+                    .retryPolicy("bench-slow-poll", RetryPolicyConfig.builder().maxAttempts(100).waitDuration(Duration.ofMinutes(5)).build())
+                    .treeLockRetryPolicy("bench-slow-poll").build());
+            TreeLocks its = other.session("waiter elsewhere").treeLocks();
+            waiting = thread.submit(() -> {
+                its.lock(Set.of(bench), Duration.ofMinutes(10)).unlock();
+                return null;
+            });
+            Thread.sleep(500); // refused, it has said it waits
+        }
+
+        @Override
+        public void close() throws Exception {
+            held.unlock();
+            try {
+                waiting.get(60, TimeUnit.SECONDS);
+            } finally {
+                thread.shutdownNow();
+                other.close();
+            }
+        }
     }
 
     private static TreePath bench(TreePath site, int thread) {

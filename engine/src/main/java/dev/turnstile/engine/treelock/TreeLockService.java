@@ -203,6 +203,9 @@ public final class TreeLockService {
             if (queued && !granted) {
                 leaveQueue(leaseId, request);
             }
+            if (waiter != null) {
+                store.withdrawWaiter(request.nodes().keySet(), waiters::nobodyWaitsOn);
+            }
         }
     }
 

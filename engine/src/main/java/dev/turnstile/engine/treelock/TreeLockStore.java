@@ -168,6 +168,16 @@ final class TreeLockStore {
     }
 
     /**
+     * {@link Database#withdrawWaiter} for each root of {@code nodes} where {@code nobodyWaitsOn}
+     * its topic: a waiter that got its lock, or gave up, takes back a word said for a long wait.
+     */
+    void withdrawWaiter(java.util.Collection<TreePath> nodes, java.util.function.Predicate<String> nobodyWaitsOn) {
+        for (String topic : topics(nodes)) {
+            database.withdrawWaiter(topic, () -> nobodyWaitsOn.test(topic));
+        }
+    }
+
+    /**
      * The topics a waiter on {@code nodes} waits on, and a release of them tells: one per root,
      * named by a hash of it (an id may be long and hold spaces; two roots that share a hash only
      * share their notes).

@@ -53,6 +53,11 @@ final class Waiters {
         }
     }
 
+    /** Whether no waiter here waits for a node under a root of {@code topic} ({@link TreeLockStore#topics}). */
+    boolean nobodyWaitsOn(String topic) {
+        return waiting.stream().noneMatch(w -> TreeLockStore.topics(w.request.nodes().keySet()).contains(topic));
+    }
+
     /** Wakes the waiters a change to {@code nodes} may unblock. */
     void wake(Collection<TreePath> nodes) {
         for (Waiter w : waiting) {

@@ -109,6 +109,40 @@ class PostgresTreeLockWakeUpTest {
     }
 
     /**
+     * A waiter in another process that got its lock takes back its word that it waits: its policy
+     * waits five minutes, so the word stood five minutes more, and every release under that root
+     * here sent a note (and its database-wide lock) to a process with no waiter left.
+     */
+    @Test
+    void aWaiterInAnotherProcessThatGotTheLock_takesBackItsWord_andReleasesHereSendNoMoreNotes() throws Exception {
+        String name = "ts_wake_" + UUID.randomUUID().toString().substring(0, 8);
+        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
+        TreePath bench = TreePath.root("site", "s").child("workshop", "A").child("bench", "1");
+        try (ContentEngine releasing = ContentEngine.open(db);
+             ContentEngine waiting = ContentEngine.open(slowPoll(db));
+             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
+            try (Statement s = listening.createStatement()) {
+                s.execute("LISTEN " + TreeLockStore.CHANNEL);
+            }
+            TreeLockHandle held = releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO);
+            TreeLockService waiter = ((DefaultTreeLocks) waiting.treeLocks()).service();
+            CompletableFuture<TreeLockHandle> granted = CompletableFuture.supplyAsync(
+                    () -> waiter.lock(TreeLockRequest.exclusive(bench), "waiter", Duration.ofMinutes(10)));
+            org.awaitility.Awaitility.await("the waiter queued").atMost(STARTUP).until(() -> waiter.hasQueue(bench));
+            held.unlock();
+            granted.get(60, TimeUnit.SECONDS).unlock();
+            assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
+                    .as("the note that woke it").contains(bench.toString());
+
+            releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO).unlock();
+            assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
+                    .as("notes of a release here after the other process's waiter had its lock").isEmpty();
+        } finally {
+            TestDatabases.dropDatabase(TestDatabases.postgres(), name);
+        }
+    }
+
+    /**
      * Paths under different roots never conflict, so a waiter says which roots it waits under:
      * while the other engine waits only in site t, releases in site s (and in s and u at once) send
      * no note; a release that spans s and t does, and so does the release of what the waiter
