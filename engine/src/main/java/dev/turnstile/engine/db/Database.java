@@ -58,7 +58,7 @@ public final class Database implements AutoCloseable {
 
     public Database(EngineConfig config, List<Class<?>> entities) {
         this.ownPool = config.dataSource() == null ? openPool(config) : null;
-        this.dataSource = ownPool != null ? ownPool : config.dataSource();
+        this.dataSource = ownPool != null ? ownPool : hostsConnections(config.dataSource());
         this.host = config.hostTransactions();
         try {
             this.productName = productName(dataSource);
@@ -214,6 +214,11 @@ public final class Database implements AutoCloseable {
         } catch (InterruptedException e) {
             throw EngineRuntimeException.interrupted(what.get(), e);
         }
+    }
+
+    /** A host's DataSource as the engine's own transactions take its connections: on H2 at {@link #isolation}. */
+    private static DataSource hostsConnections(DataSource host) {
+        return Sql.isH2(productName(host)) ? new RepeatableReadConnections(host) : host;
     }
 
     private static String productName(DataSource dataSource) {

@@ -26,6 +26,10 @@ public final class Sql {
         return productName.toLowerCase(java.util.Locale.ROOT).contains("postgres");
     }
 
+    public static boolean isH2(String productName) {
+        return "H2".equalsIgnoreCase(productName);
+    }
+
     /** MariaDB, or MySQL (Galera nodes included): one dialect here. */
     public static boolean isMariaDb(String productName) {
         String p = productName.toLowerCase(java.util.Locale.ROOT);
