@@ -71,41 +71,26 @@ class PostgresTreeLockWakeUpTest {
      */
     @Test
     void aReleaseSendsANote_onlyWhileAWaiterInAnotherProcessHasSaidItWaits() throws Exception {
-        String name = "ts_wake_" + UUID.randomUUID().toString().substring(0, 8);
-        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
         TreePath bench = TreePath.root("site", "s").child("workshop", "A").child("bench", "1");
-        try (ContentEngine releasing = ContentEngine.open(db);
-             ContentEngine waiting = ContentEngine.open(slowPoll(db));
-             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
-            try (Statement s = listening.createStatement()) {
-                s.execute("LISTEN " + TreeLockStore.CHANNEL);
-            }
+        onTwoEngines((db, releasing, waiting, listening) -> {
             releasing.session("alone").treeLocks().lock(Set.of(bench), Duration.ZERO).unlock();
             assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
                     .as("notes of a release nobody waits for").isEmpty();
 
             TreeLockHandle heldHere = releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO);
-            TreeLockService sameProcess = ((DefaultTreeLocks) releasing.treeLocks()).service();
-            CompletableFuture<TreeLockHandle> grantedHere = CompletableFuture.supplyAsync(
-                    () -> sameProcess.lock(TreeLockRequest.exclusive(bench), "waiter here", Duration.ofMinutes(10)));
-            org.awaitility.Awaitility.await("the waiter here queued").atMost(STARTUP).until(() -> sameProcess.hasQueue(bench));
+            CompletableFuture<TreeLockHandle> grantedHere = queuedWaiter(releasing, bench);
             heldHere.unlock();
             grantedHere.get(60, TimeUnit.SECONDS).unlock();
             assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
                     .as("notes of releases whose waiter is in the same process").isEmpty();
 
             TreeLockHandle held = releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO);
-            TreeLockService waiter = ((DefaultTreeLocks) waiting.treeLocks()).service();
-            CompletableFuture<TreeLockHandle> granted = CompletableFuture.supplyAsync(
-                    () -> waiter.lock(TreeLockRequest.exclusive(bench), "waiter", Duration.ofMinutes(10)));
-            org.awaitility.Awaitility.await("the waiter queued").atMost(STARTUP).until(() -> waiter.hasQueue(bench));
+            CompletableFuture<TreeLockHandle> granted = queuedWaiter(waiting, bench);
             held.unlock();
             granted.get(60, TimeUnit.SECONDS).unlock();
             assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
                     .as("notes once a waiter said it waits").contains(bench.toString());
-        } finally {
-            TestDatabases.dropDatabase(TestDatabases.postgres(), name);
-        }
+        });
     }
 
     /**
@@ -115,20 +100,10 @@ class PostgresTreeLockWakeUpTest {
      */
     @Test
     void aWaiterInAnotherProcessThatGotTheLock_takesBackItsWord_andReleasesHereSendNoMoreNotes() throws Exception {
-        String name = "ts_wake_" + UUID.randomUUID().toString().substring(0, 8);
-        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
         TreePath bench = TreePath.root("site", "s").child("workshop", "A").child("bench", "1");
-        try (ContentEngine releasing = ContentEngine.open(db);
-             ContentEngine waiting = ContentEngine.open(slowPoll(db));
-             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
-            try (Statement s = listening.createStatement()) {
-                s.execute("LISTEN " + TreeLockStore.CHANNEL);
-            }
+        onTwoEngines((db, releasing, waiting, listening) -> {
             TreeLockHandle held = releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO);
-            TreeLockService waiter = ((DefaultTreeLocks) waiting.treeLocks()).service();
-            CompletableFuture<TreeLockHandle> granted = CompletableFuture.supplyAsync(
-                    () -> waiter.lock(TreeLockRequest.exclusive(bench), "waiter", Duration.ofMinutes(10)));
-            org.awaitility.Awaitility.await("the waiter queued").atMost(STARTUP).until(() -> waiter.hasQueue(bench));
+            CompletableFuture<TreeLockHandle> granted = queuedWaiter(waiting, bench);
             held.unlock();
             granted.get(60, TimeUnit.SECONDS).unlock();
             assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
@@ -137,9 +112,7 @@ class PostgresTreeLockWakeUpTest {
             releasing.session("holder").treeLocks().lock(Set.of(bench), Duration.ZERO).unlock();
             assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
                     .as("notes of a release here after the other process's waiter had its lock").isEmpty();
-        } finally {
-            TestDatabases.dropDatabase(TestDatabases.postgres(), name);
-        }
+        });
     }
 
     /**
@@ -150,23 +123,13 @@ class PostgresTreeLockWakeUpTest {
      */
     @Test
     void aReleaseUnderAnotherRoot_sendsNoNote_whileAnotherProcessWaitsOnlyUnderItsOwn() throws Exception {
-        String name = "ts_wake_" + UUID.randomUUID().toString().substring(0, 8);
-        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
         TreePath waitedFor = TreePath.root("site", "t").child("workshop", "A").child("bench", "1");
         TreePath besideIt = TreePath.root("site", "t").child("workshop", "B");
         TreePath inS = TreePath.root("site", "s").child("workshop", "A");
         TreePath inU = TreePath.root("site", "u");
-        try (ContentEngine releasing = ContentEngine.open(db);
-             ContentEngine waiting = ContentEngine.open(slowPoll(db));
-             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
-            try (Statement s = listening.createStatement()) {
-                s.execute("LISTEN " + TreeLockStore.CHANNEL);
-            }
+        onTwoEngines((db, releasing, waiting, listening) -> {
             TreeLockHandle held = releasing.session("holder").treeLocks().lock(Set.of(waitedFor), Duration.ZERO);
-            TreeLockService waiter = ((DefaultTreeLocks) waiting.treeLocks()).service();
-            CompletableFuture<TreeLockHandle> granted = CompletableFuture.supplyAsync(
-                    () -> waiter.lock(TreeLockRequest.exclusive(waitedFor), "waiter", Duration.ofMinutes(10)));
-            org.awaitility.Awaitility.await("the waiter queued").atMost(STARTUP).until(() -> waiter.hasQueue(waitedFor));
+            CompletableFuture<TreeLockHandle> granted = queuedWaiter(waiting, waitedFor);
 
             releasing.session("in s").treeLocks().lock(Set.of(inS), Duration.ZERO).unlock();
             releasing.session("in s and u").treeLocks().lock(Set.of(inS, inU), Duration.ZERO).unlock();
@@ -182,8 +145,36 @@ class PostgresTreeLockWakeUpTest {
             granted.get(60, TimeUnit.SECONDS).unlock();
             assertThat(TestDatabases.notesUntilMarker(db, listening, TreeLockStore.CHANNEL))
                     .as("notes of the release the waiter waits for").contains(waitedFor.toString());
+        });
+    }
+
+    /** A test on two engines (two processes, as far as notes go) on a database of its own, and a connection listening for tree-lock notes. */
+    private interface TwoEngines {
+        void run(EngineConfig db, ContentEngine releasing, ContentEngine waiting, Connection listening) throws Exception;
+    }
+
+    /** Runs {@code test}; the waiting engine's tree-lock policy polls every five minutes. */
+    private static void onTwoEngines(TwoEngines test) throws Exception {
+        String name = "ts_wake_" + UUID.randomUUID().toString().substring(0, 8);
+        EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
+        try (ContentEngine releasing = ContentEngine.open(db);
+             ContentEngine waiting = ContentEngine.open(slowPoll(db));
+             Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
+            try (Statement s = listening.createStatement()) {
+                s.execute("LISTEN " + TreeLockStore.CHANNEL);
+            }
+            test.run(db, releasing, waiting, listening);
         } finally {
             TestDatabases.dropDatabase(TestDatabases.postgres(), name);
         }
+    }
+
+    /** An exclusive request of {@code node} in {@code engine}, refused once and queued at the head of its node. */
+    private static CompletableFuture<TreeLockHandle> queuedWaiter(ContentEngine engine, TreePath node) {
+        TreeLockService locks = ((DefaultTreeLocks) engine.treeLocks()).service();
+        CompletableFuture<TreeLockHandle> granted = CompletableFuture.supplyAsync(
+                () -> locks.lock(TreeLockRequest.exclusive(node), "waiter", Duration.ofMinutes(10)));
+        org.awaitility.Awaitility.await("the waiter queued").atMost(STARTUP).until(() -> locks.hasQueue(node));
+        return granted;
     }
 }
