@@ -21,6 +21,15 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** One server per shared H2 file, and what an engine says when there cannot be one. */
 class SharedH2FileTest {
+    /** A killed server loses no answered commit (H2ServingProcessKilledTest): it writes each before answering, unless the URL says. */
+    @Test
+    void theServerWritesEachCommitBeforeAnsweringIt_unlessTheUrlSetsItsOwnWriteDelay() {
+        assertThat(SharedH2File.writtenBeforeAnswered("jdbc:h2:file:./x;AUTO_SERVER=TRUE"))
+                .isEqualTo("jdbc:h2:file:./x;AUTO_SERVER=TRUE;WRITE_DELAY=0");
+        assertThat(SharedH2File.writtenBeforeAnswered("jdbc:h2:file:./x;AUTO_SERVER=TRUE;write_delay=500"))
+                .isEqualTo("jdbc:h2:file:./x;AUTO_SERVER=TRUE;write_delay=500");
+    }
+
     @Test
     void twoEnginesOnOneFile_shareOneServer_andAHostConnectionReachesItToo() throws Exception {
         Path file = Path.of("target", "h2", "shared-" + UUID.randomUUID()).toAbsolutePath();
