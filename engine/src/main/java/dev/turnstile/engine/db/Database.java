@@ -194,11 +194,9 @@ public final class Database implements AutoCloseable {
      * the counter update that issued them, after which every take failed on the register's key.
      * A broken connection is evicted by the pool instead, and its transaction fails as a whole.
      *
-     * <p>Not {@code WRITE_DELAY=0} (nor a CHECKPOINT after each commit), though H2 writes a commit to
-     * the file up to half a second after answering it: either made H2 lose concurrent updates — 3
-     * runs in 16 of the article's listings across two processes issued a number twice, against none
-     * in 12 without. A shared file is served by a process of its own instead ({@link SharedH2File}),
-     * so that no application process killed takes answered commits with it.
+     * <p>A shared file is served by a process of its own ({@link SharedH2File}), so that no
+     * application process killed takes answered commits with it, and that server writes each commit
+     * before it answers it ({@link SharedH2File#writtenBeforeAnswered}).
      */
     static String h2Settings(String url) {
         if (!url.startsWith("jdbc:h2:")) {

@@ -30,7 +30,9 @@ import java.time.Instant;
  * folder), and opens the file with the URL's AUTO_SERVER, so that a host's own connections to the
  * same URL reach the file through it too. It exits by itself when no session but its own has been
  * open for {@link #IDLE}; on SIGTERM it stops taking connections, then writes the file and closes
- * it. SIGKILL loses what H2 had not written yet, up to half a second of commits. Only the JDK and H2 are on its class path; it logs to {@code <file>.server.log}.
+ * it. SIGKILL loses no answered commit: it opens the file with {@code WRITE_DELAY=0} unless the URL
+ * sets one ({@link SharedH2File#writtenBeforeAnswered}). Only the JDK and H2 are on its class path;
+ * it logs to {@code <file>.server.log}.
  *
  * <p>Arguments: the file (absolute, without {@code .mv.db}); standard input: the URL to open, the
  * user and the password, one per line (not arguments: those are visible to every local user).
