@@ -60,11 +60,13 @@ public final class Database implements AutoCloseable {
 
     public Database(EngineConfig config, List<Class<?>> entities) {
         this.ownPool = config.dataSource() == null ? openPool(config) : null;
-        this.dataSource = ownPool != null ? ownPool : hostsConnections(config.dataSource());
+        DataSource given = ownPool != null ? ownPool : config.dataSource();
         this.host = config.hostTransactions();
         try {
-            this.productName = productName(dataSource);
+            this.productName = productName(given);
             this.h2 = Sql.isH2(productName);
+            // A host's H2 DataSource lends its connections at REPEATABLE READ while the engine has them (isolation).
+            this.dataSource = h2 && ownPool == null ? new RepeatableReadConnections(given) : given;
             boolean ownsPool = ownPool != null;
             // The listener's connection is its own, outside the pool, which stays whole for work.
             this.notifications = new Notifications(productName, ownsPool
@@ -215,11 +217,6 @@ public final class Database implements AutoCloseable {
         } catch (InterruptedException e) {
             throw EngineRuntimeException.interrupted(what.get(), e);
         }
-    }
-
-    /** A host's DataSource as the engine's own transactions take its connections: on H2 at {@link #isolation}. */
-    private static DataSource hostsConnections(DataSource host) {
-        return Sql.isH2(productName(host)) ? new RepeatableReadConnections(host) : host;
     }
 
     private static String productName(DataSource dataSource) {

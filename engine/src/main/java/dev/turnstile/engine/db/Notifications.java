@@ -88,6 +88,9 @@ public final class Notifications implements AutoCloseable {
                 + ") AND waiting_until > CURRENT_TIMESTAMP";
     }
 
+    /** {@link #otherProcessesWaiting} for one topic, built once: every unlock's statement carries it. */
+    private static final String ANOTHER_PROCESS_WAITING_ON_ONE = otherProcessesWaiting(1);
+
     /**
      * The SQL condition, for a publisher's statement, that another process has said it has a waiter
      * on one of {@code topics} topics ({@link #announceWaiting}), by the database's time;
@@ -230,7 +233,7 @@ public final class Notifications implements AutoCloseable {
         // The CASE keeps pg_notify (volatile) from running when nobody waits.
         named.appendTail(positional).append(" RETURNING (SELECT CASE WHEN count(*) = 0 THEN 0")
                 .append(" WHEN pg_notify(?, ?) IS NOT NULL THEN count(*) END FROM ts_waiting WHERE ")
-                .append(otherProcessesWaiting(1)).append(")");
+                .append(ANOTHER_PROCESS_WAITING_ON_ONE).append(")");
         return Database.jdbc(counter, session, positional.toString(), s -> {
             ownBackends.put(PostgresListener.backendPid(s.getConnection()), Boolean.TRUE);
             int i = 1;
