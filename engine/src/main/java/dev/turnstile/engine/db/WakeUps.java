@@ -6,6 +6,7 @@ import org.slf4j.LoggerFactory;
 import java.time.Duration;
 import java.util.Collection;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -36,6 +37,8 @@ public final class WakeUps {
     private static final ThreadLocal<int[]> retryCalls = ThreadLocal.withInitial(() -> new int[1]);
     /** The tickets of this thread's retry-policy call that said this process waits: taken back at its end. */
     private static final ThreadLocal<Set<Ticket>> announcedInCall = ThreadLocal.withInitial(LinkedHashSet::new);
+    /** What runs when this thread's retry-policy call ends, by who asked ({@link #atEndOfCall}). */
+    private static final ThreadLocal<Map<Object, Runnable>> endOfCallActions = ThreadLocal.withInitial(LinkedHashMap::new);
 
     /** Tickets by key, oldest first; guarded by {@code this}. */
     private final Map<Object, LinkedHashSet<Ticket>> waiting = new HashMap<>();
@@ -144,6 +147,15 @@ public final class WakeUps {
             }
         }
 
+        /** Wakes this ticket's waiter, whoever else waits on its keys (a lock passed to it). */
+        public void wake() {
+            synchronized (WakeUps.this) {
+                if (signal.availablePermits() == 0) {
+                    signal.release();
+                }
+            }
+        }
+
         /** Whether it has been woken and not yet used the wake-up. */
         boolean isWoken() {
             return signal.availablePermits() > 0;
@@ -230,11 +242,38 @@ public final class WakeUps {
             return call.get();
         } finally {
             if (--depth[0] == 0) {
+                endOfCall();
                 Ticket t = armed.get();
                 if (t != null) {
                     t.close();
                 }
                 withdrawAnnounced();
+            }
+        }
+    }
+
+    /**
+     * Runs {@code action} when this thread's retry-policy call ends, however it ends (once per
+     * {@code asker} and call; a later one from the same asker replaces it). Outside a call: never.
+     */
+    public static void atEndOfCall(Object asker, Runnable action) {
+        if (inRetryCall()) {
+            endOfCallActions.get().put(asker, action);
+        }
+    }
+
+    private static void endOfCall() {
+        Map<Object, Runnable> actions = endOfCallActions.get();
+        if (actions.isEmpty()) {
+            return;
+        }
+        List<Runnable> due = List.copyOf(actions.values());
+        actions.clear();
+        for (Runnable action : due) {
+            try {
+                action.run();
+            } catch (RuntimeException e) {
+                log.warn("Could not finish what a retry policy's call left", e);
             }
         }
     }

@@ -68,6 +68,8 @@ final class ObjectPersistence {
      */
     private final Cache<UUID, HandOver> handedOver;
     private final long handOverNanos;
+    /** Lock requests of this engine waiting for a lock held here, to which its unlock passes it ({@link #passOn}). */
+    private final LockPasses passes = new LockPasses();
     /** Lock requests of this engine in flight, by object ({@link #save}). */
     private final KeyedMutex lockRequests = new KeyedMutex();
     /** Whether a lock request may be decided in one statement ({@link #lockInOneStatement}). */
@@ -187,6 +189,47 @@ final class ObjectPersistence {
                 locking.add(ordered.get(i).getId());
             }
         }
+        // A lock passed to this thread's waiting request (passOn): the request asked again has it; else it is let go.
+        List<ObjectState> states = null;
+        LockPasses.Waiting passedHere = passes.takeThisThreads();
+        if (passedHere != null) {
+            if (ordered.size() == 1 && !inHost && passedHere.askedAgainBy(ordered.get(0), actor)) {
+                states = List.of(passedHere.passed());
+            } else {
+                letGo(passedHere);
+            }
+        }
+        if (states == null) {
+            states = requested(what, actor, ordered, inHost, locking);
+        }
+        for (int i = 0; i < ordered.size(); i++) {
+            if (inHost) {
+                heldHere.invalidate(ordered.get(i).getId()); // the host may still roll it back
+            } else {
+                remember(ordered.get(i).getId(), states.get(i));
+            }
+            if (lockActions.get(i).locking()) {
+                lockCounts.granted(ordered.get(i).getId());
+            } else if (lockActions.get(i).unlocking() || states.get(i) == null) {
+                // An unlock that passed the lock on (passOn) leaves it held: counted there, nobody to wake.
+                boolean passedOn = states.get(i) != null && states.get(i).lock().exists();
+                if (lockActions.get(i).unlocking() && !passedOn) {
+                    lockCounts.released(ordered.get(i).getId());
+                    passes.letGo(ordered.get(i).getId());
+                }
+                if (states.get(i) == null) {
+                    unlockWaiters.wake(ordered.get(i).getId()); // deleted: every waiter learns it
+                } else if (!passedOn) {
+                    unlockWaiters.wakeOne(ordered.get(i).getId()); // one of them can have it
+                }
+            }
+            ordered.get(i).saved(states.get(i), mode);
+        }
+    }
+
+    /** The save's statements: one attempt, alone or in a transaction; a refused lock request waits by its policy. */
+    private List<ObjectState> requested(Supplier<String> what, LockRules.Actor actor, List<DefaultIndependentObject> ordered,
+                                        boolean inHost, List<UUID> locking) {
         // Registered before the read, so an unlock between a refusal and the retry's wait still wakes it.
         WakeUps.Ticket ticket = locking.isEmpty() || inHost ? null : unlockWaiters.register(locking);
         Supplier<List<ObjectState>> attempt = () -> attempt(what, actor, ordered, inHost);
@@ -233,6 +276,7 @@ final class ObjectPersistence {
                 // A retry policy's wait after this refusal ends at the holder's unlock, here or elsewhere.
                 if (ticket != null && ticket.armFor(e)) {
                     database.notifications().startListening();
+                    parkIfHeldHere(ordered, actor, ticket);
                 }
                 ticket = null;
             }
@@ -242,26 +286,121 @@ final class ObjectPersistence {
                 ticket.close();
             }
         }
-        for (int i = 0; i < ordered.size(); i++) {
-            if (inHost) {
-                heldHere.invalidate(ordered.get(i).getId()); // the host may still roll it back
-            } else {
-                remember(ordered.get(i).getId(), states.get(i));
-            }
-            if (lockActions.get(i).locking()) {
-                lockCounts.granted(ordered.get(i).getId());
-            } else if (lockActions.get(i).unlocking() || states.get(i) == null) {
-                if (lockActions.get(i).unlocking()) {
-                    lockCounts.released(ordered.get(i).getId());
-                }
-                if (states.get(i) == null) {
-                    unlockWaiters.wake(ordered.get(i).getId()); // deleted: every waiter learns it
-                } else {
-                    unlockWaiters.wakeOne(ordered.get(i).getId()); // one of them can have it
-                }
-            }
-            ordered.get(i).saved(states.get(i), mode);
+        return states;
+    }
+
+    /**
+     * A single lock request refused for a lock that another thread here holds waits, in its policy's
+     * wait, for that holder's unlock to pass the lock on ({@link #passOn}); the policy's next attempt
+     * takes it ({@link #save}), and a call that ends without one lets it go.
+     */
+    private void parkIfHeldHere(List<DefaultIndependentObject> ordered, LockRules.Actor actor, WakeUps.Ticket ticket) {
+        DefaultIndependentObject o = ordered.get(0);
+        HeldHere here = heldHere.getIfPresent(o.getId());
+        if (ordered.size() != 1 || here == null || !here.lock().exists() || !o.pendingValues().isEmpty()
+                || o.getUpdateSequenceNumber() != null) {
+            return;
         }
+        passes.park(o, actor, ticket);
+        WakeUps.atEndOfCall(passes, () -> {
+            LockPasses.Waiting passed = passes.takeThisThreads();
+            if (passed != null) {
+                letGo(passed);
+            }
+        });
+    }
+
+    /**
+     * Passes the lock {@code o}'s unlock lets go to the longest-waiting request here for it, in the
+     * unlock's one statement: the row goes from this holder to the next as that request's lock would
+     * have written it (holder, owner, token, timeout, LastModifier, DateLastModified), USN one on.
+     * Null, and the unlock goes as before, when the unlock carries values, the lock was not this
+     * actor's or has lapsed, no request here fits, or the lock was passed {@link LockPasses#IN_A_ROW}
+     * times in a row.
+     */
+    private ObjectState passOn(Transaction tx, DefaultIndependentObject o) {
+        Map<String, Object> known = o.knownStoredValues();
+        LockState held = o.lockState();
+        UUID id = o.getId();
+        if (!o.pendingValues().isEmpty() || !tx.actor.user().equals(held.holder())) {
+            return null;
+        }
+        tx.advance(o.getDateLastModified());
+        if (!held.isHeldAt(tx.now, o.getDateLastModified())) {
+            return null; // lapsed: the unlock is refused as before
+        }
+        DefaultClassDefinition stored = classes.get(tx.session, o.getClassName());
+        boolean systemClass = systemClasses.systemClassOf(stored) != null;
+        LockPasses.Waiting next = passes.claim(id, w -> stored.isSubclassOf(w.className) && (w.actor.engine() || !systemClass));
+        if (next == null) {
+            return null;
+        }
+        ObjectState passed = null;
+        try {
+            LockState lock = LockRules.next(o.getClassName(), id, false, LockState.NONE, tx.now, next.request, next.actor, tx.now);
+            boolean written = GuardedWrite.of("ts_object", "id", id).ifUsn(o.getUpdateSequenceNumber())
+                    .set("last_modifier", next.actor.user())
+                    .set("date_last_modified", tx.now)
+                    .set("lock_holder", lock.holder(), String.class)
+                    .set("lock_owner", lock.owner(), String.class)
+                    .set("lock_token", lock.token(), UUID.class)
+                    .set("lock_timeout", lock.timeoutSeconds(), Integer.class)
+                    .update(tx.session);
+            if (written) {
+                passed = new ObjectState(id, o.getClassName(), o.getUpdateSequenceNumber() + 1, o.getCreator(), o.getDateCreated(),
+                        next.actor.user(), tx.now, known, lock);
+                lockCounts.released(id);
+                passes.passed(id);
+            }
+            return passed;
+        } finally {
+            next.decide(passed); // committed (the statement commits itself), or not written: the waiter asks as before
+        }
+    }
+
+    /**
+     * Lets go of a lock passed to a request that did not ask for it again (its call ended, or asked
+     * with another instance): an unlock of the row as the pass left it, telling waiters as any does.
+     */
+    private void letGo(LockPasses.Waiting w) {
+        ObjectState passed = w.passed();
+        UUID id = passed.id();
+        ObjectState free;
+        try {
+            free = database.alone(() -> "letting go of the lock on " + passed.className() + " {" + id
+                    + "} passed to a request that no longer waits", session -> {
+                Transaction tx = new Transaction(session, w.actor, false);
+                tx.advance(passed.dateLastModified());
+                GuardedWrite write = GuardedWrite.of("ts_object", "id", id).ifUsn(passed.usn())
+                        .notifying(database.notifications(), UNLOCKS, unlockTopic(id), id.toString());
+                boolean written = write
+                        .set("last_modifier", w.actor.user())
+                        .set("date_last_modified", tx.now)
+                        .set("lock_holder", null, String.class)
+                        .set("lock_owner", null, String.class)
+                        .set("lock_token", null, UUID.class)
+                        .set("lock_timeout", null, Integer.class)
+                        .update(session);
+                if (!written) {
+                    return null; // another writer moved the row on (a breaker, say): nothing of ours to let go
+                }
+                handOverIfNotified(id, write, passed.usn());
+                return new ObjectState(id, passed.className(), passed.usn() + 1, passed.creator(), passed.dateCreated(),
+                        w.actor.user(), tx.now, passed.values(), LockState.NONE);
+            });
+        } catch (EngineRuntimeException e) {
+            log.warn("Could not let go of the lock on {} {{}} passed to a request that no longer waits; it lapses after {} s",
+                    passed.className(), id, passed.lock().timeoutSeconds(), e);
+            heldHere.invalidate(id);
+            return;
+        }
+        if (free == null) {
+            heldHere.invalidate(id);
+            return;
+        }
+        remember(id, free);
+        passes.letGo(id);
+        unlockWaiters.wakeOne(id);
     }
 
     /**
@@ -298,6 +437,14 @@ final class ObjectPersistence {
                 return;
             }
             ticket.awaitWakeUp(left); // woken by an unlock: look whether turns are left
+        }
+    }
+
+    /** An unlock ({@code write} of the row at {@code usnBefore}) that told other processes' waiters hands the lock over to them. */
+    private void handOverIfNotified(UUID id, GuardedWrite write, long usnBefore) {
+        if (write.processesNotified() > 0 && handedOver != null) {
+            handedOver.put(id, new HandOver(System.nanoTime() + handOverNanos, new AtomicInteger(write.processesNotified()),
+                    usnBefore + 1));
         }
     }
 
@@ -409,7 +556,8 @@ final class ObjectPersistence {
                 return null;
             }
             if (unlock) {
-                return List.of(write(tx, o)); // known state: no read, one guarded UPDATE
+                ObjectState passed = passOn(tx, o); // to a request here that waits for it
+                return List.of(passed != null ? passed : write(tx, o)); // known state: no read, one guarded UPDATE
             }
             refuseIfHeldHere(tx, o);
             ObjectState locked = lockInOneStatement(tx, o);
@@ -486,7 +634,7 @@ final class ObjectPersistence {
      */
     private void refuseIfHeldHere(Transaction tx, DefaultIndependentObject o) {
         HeldHere here = heldHere.getIfPresent(o.getId());
-        if (here == null || !here.expiry().isAfter(tx.now)
+        if (here == null || !here.lock().exists() || !here.expiry().isAfter(tx.now)
                 || !o.pendingLock().refusedBy(here.lock(), tx.actor.user())) {
             return;
         }
@@ -605,17 +753,19 @@ final class ObjectPersistence {
     }
 
     /** A cooperative lock as this engine last wrote it: the stored class, the lock and when it lapses. */
-    private record HeldHere(String className, LockState lock, Instant expiry) {
+    private record HeldHere(String className, LockState lock, Instant expiry, long usn) {
     }
 
     /** Keeps {@link #heldHere} as this engine last wrote each object: a lock held, or none. */
     private void remember(UUID id, ObjectState written) {
-        if (written != null && written.lock().exists()) {
-            LockState lock = written.lock();
-            heldHere.put(id, new HeldHere(written.className(), lock, lock.expiry(written.dateLastModified())));
-        } else {
+        if (written == null) {
             heldHere.invalidate(id);
+            return;
         }
+        LockState lock = written.lock();
+        HeldHere now = new HeldHere(written.className(), lock, lock.expiry(written.dateLastModified()), written.usn());
+        // Saves of one row here end in any order (an unlock that passed the lock on, its taker's grant): the latest stands.
+        heldHere.asMap().merge(id, now, (was, is) -> was.usn() > is.usn() ? was : is);
     }
 
     /**
@@ -780,10 +930,7 @@ final class ObjectPersistence {
         if (!written) {
             throw tx.lookedAt.contains(id) ? LookAgain.INSTANCE : lostRace(session, className, id, current.usn());
         }
-        if (write.processesNotified() > 0 && handedOver != null) {
-            handedOver.put(id, new HandOver(System.nanoTime() + handOverNanos, new AtomicInteger(write.processesNotified()),
-                    current.usn() + 1));
-        }
+        handOverIfNotified(id, write, current.usn());
         tx.lockedRows.remove(id); // written: what this transaction read is no longer the row
         tx.written();
         notify(tx, new ObjectWrite(ObjectWrite.kindOfUpdate(current.values(), valid, pendingLock), id, className, tx.user(),

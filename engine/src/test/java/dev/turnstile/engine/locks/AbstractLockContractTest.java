@@ -16,6 +16,7 @@ import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.MutableClock;
 import dev.turnstile.engine.TurnstileMetrics;
+import dev.turnstile.engine.objects.LockPasses;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
@@ -40,6 +41,7 @@ import java.util.concurrent.TimeUnit;
 
 import static dev.turnstile.engine.Failures.failure;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * FileNet's cooperative-lock rules on every database. Time is an injected clock: expiry is tested
@@ -53,6 +55,8 @@ public abstract class AbstractLockContractTest {
     private ObjectStore bob;
     private ObjectStore admin;
     private String cls;
+    /** The engine's meters, bound once (its pool's can be bound only once). */
+    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     /** A policy that waits five minutes between attempts: only a wake-up ends its wait sooner. */
     static final String SLOW_POLL = "slow-poll";
@@ -69,6 +73,7 @@ public abstract class AbstractLockContractTest {
                 .retryPolicy("fuzz", RetryPolicyConfig.builder().maxAttempts(100_000).waitDuration(Duration.ofMillis(1))
                         .enableRandomizedWait(true).randomizedWaitFactor(0.9).build())
                 .build());
+        new TurnstileMetrics(engine).bindTo(registry);
         alice = engine.session("alice").objectStore();
         bob = engine.session("bob").objectStore();
         admin = engine.session("carol", Set.of(EngineConfig.DEFAULT_LOCK_BREAKER_ROLE)).objectStore();
@@ -505,8 +510,6 @@ public abstract class AbstractLockContractTest {
         CustomObject held = fetch(bob, created().getId());
         held.lock(30, "bob's");
         held.save(RefreshMode.REFRESH);
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        new TurnstileMetrics(engine).bindTo(registry);
         double refusedBefore = lockRefusals(registry);
         RetryPolicy slow = engine.retryPolicies().get(SLOW_POLL);
         long retriedBefore = slow.metrics().successfulWithRetry();
@@ -595,5 +598,145 @@ public abstract class AbstractLockContractTest {
         held.save(RefreshMode.REFRESH);
         fetchless.save(RefreshMode.REFRESH);
         assertThat(fetch(bob, held.getId()).getLockOwner()).isEqualTo("alice's");
+    }
+
+    /**
+     * An unlock while another request of this engine waits for the lock passes it on in the
+     * unlock's one statement: the row goes from one holder to the next, USN one on, never free in
+     * between (where a poller elsewhere could take it), and the waiter asks nothing more.
+     */
+    @Test
+    void anUnlockWhileAnotherRequestOfThisEngineWaits_passesTheLockOnInItsOneStatement() throws Exception {
+        CustomObject held = fetch(bob, created().getId());
+        held.lock(30, "bob's");
+        held.save(RefreshMode.REFRESH);
+        long lockedAt = held.getUpdateSequenceNumber();
+        double refusedBefore = lockRefusals(registry);
+        CustomObject wanted = alice.getCustomObject(cls, held.getId());
+        Thread[] alices = new Thread[1];
+        ExecutorService pool = Executors.newSingleThreadExecutor(r -> alices[0] = new Thread(r));
+        try {
+            Future<?> waiting = pool.submit(() -> Locking.lockWithRetry(wanted, 30, "alice's", engine.retryPolicies().get(SLOW_POLL)));
+            Awaitility.await("alice refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals(registry) > refusedBefore);
+            // In her policy's wait: what she says before it (on PostgreSQL, that this process waits) is said.
+            Awaitility.await("alice waits").atMost(Duration.ofMinutes(1)).until(() -> alices[0].getState() == Thread.State.TIMED_WAITING);
+            EngineStatistics before = engine.statistics();
+            held.unlock();
+            held.save(RefreshMode.REFRESH);
+            waiting.get(1, TimeUnit.MINUTES);
+            EngineStatistics used = engine.statistics().since(before);
+            // Besides it, on PostgreSQL, alice takes back her word that this process waits (said for a 5-minute wait): a DELETE.
+            assertThat(used.updates()).as("bob's unlock and alice's lock: one UPDATE").isEqualTo(1);
+            assertThat(used.selects() + used.inserts()).as("and nothing read or written besides").isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(wanted.getUpdateSequenceNumber()).isEqualTo(lockedAt + 1);
+        assertThat(held.getLockOwner()).as("bob's instance, refreshed: the row as the unlock left it").isEqualTo("alice's");
+        CustomObject stored = fetch(admin, held.getId());
+        assertThat(stored.getLockOwner()).isEqualTo("alice's");
+        assertThat(stored.getLastModifier()).isEqualTo("alice");
+        assertThat(stored.getUpdateSequenceNumber()).isEqualTo(lockedAt + 1);
+        wanted.unlock();
+        wanted.save(RefreshMode.REFRESH);
+        assertThat(fetch(bob, held.getId()).isLocked()).isFalse();
+    }
+
+    /**
+     * Passes in a row are bounded, so that waiters in other processes get turns: after
+     * {@code LockPasses.IN_A_ROW} passes the next unlock lets the lock go (the waiter here then
+     * takes it with its own statement, USN two on), and the passes start again.
+     */
+    @Test
+    void passesInARow_areBounded_thenAnUnlockLetsTheLockGo() throws Exception {
+        CustomObject holder = fetch(bob, created().getId());
+        holder.lock(30, "turn 0");
+        holder.save(RefreshMode.REFRESH);
+        RetryPolicy slow = engine.retryPolicies().get(SLOW_POLL);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        List<Long> usnSteps = new ArrayList<>();
+        try {
+            for (int turn = 1; turn <= LockPasses.IN_A_ROW + 2; turn++) {
+                double refusedBefore = lockRefusals(registry);
+                CustomObject next = engine.session("turn" + turn).objectStore().getCustomObject(cls, holder.getId());
+                String owner = "turn " + turn;
+                Future<?> waiting = pool.submit(() -> Locking.lockWithRetry(next, 30, owner, slow));
+                Awaitility.await(owner + " refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals(registry) > refusedBefore);
+                long before = holder.getUpdateSequenceNumber();
+                holder.unlock();
+                holder.save(RefreshMode.REFRESH);
+                waiting.get(1, TimeUnit.MINUTES);
+                usnSteps.add(next.getUpdateSequenceNumber() - before);
+                holder = next;
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        List<Long> expected = new ArrayList<>();
+        for (int turn = 1; turn <= LockPasses.IN_A_ROW; turn++) {
+            expected.add(1L);
+        }
+        expected.add(2L); // let go, then taken
+        expected.add(1L); // passed again
+        assertThat(usnSteps).isEqualTo(expected);
+        holder.unlock();
+        holder.save(RefreshMode.REFRESH);
+    }
+
+    /**
+     * A lock passed to a waiting request that then asks with another instance (a new request), or
+     * whose call ends without asking again, is let go — never left held by nobody's request.
+     */
+    @Test
+    void aLockPassedToARequestThatDoesNotAskAgain_isLetGo() throws Exception {
+        UUID id = created().getId();
+        RetryPolicy slow = engine.retryPolicies().get(SLOW_POLL);
+        // Each attempt a new instance: the second is another request than the one the lock was passed to.
+        CustomObject[] last = new CustomObject[1];
+        Runnable freshEachAttempt = () -> slow.run(() -> {
+            CustomObject fresh = alice.getCustomObject(cls, id);
+            fresh.lockExclusively(30, "alice's");
+            fresh.save(RefreshMode.REFRESH);
+            last[0] = fresh;
+        });
+        long lockedAt = passedWhileWaiting(id, freshEachAttempt);
+        assertThat(last[0].getUpdateSequenceNumber()).as("passed, let go, taken by the new request").isEqualTo(lockedAt + 3);
+        assertThat(fetch(bob, id).getLockOwner()).isEqualTo("alice's");
+        last[0].unlock();
+        last[0].save(RefreshMode.REFRESH);
+
+        // The call ends at its next attempt (a failure the policy does not retry): the passed lock is let go.
+        int[] attempts = {0};
+        CustomObject wanted = alice.getCustomObject(cls, id);
+        Runnable givesUp = () -> assertThatThrownBy(() -> slow.run(() -> {
+            if (attempts[0]++ > 0) {
+                throw new IllegalStateException("given up");
+            }
+            wanted.lockExclusively(30, "alice's");
+            wanted.save(RefreshMode.REFRESH);
+        })).hasMessage("given up");
+        long lockedAgainAt = passedWhileWaiting(id, givesUp);
+        CustomObject end = fetch(bob, id);
+        assertThat(end.isLocked()).isFalse();
+        assertThat(end.getUpdateSequenceNumber()).as("passed, then let go").isEqualTo(lockedAgainAt + 2);
+    }
+
+    /** Bob locks {@code id}; {@code waiter} runs until refused; bob unlocks (passing it on); the USN bob locked at. */
+    private long passedWhileWaiting(UUID id, Runnable waiter) throws Exception {
+        CustomObject held = fetch(bob, id);
+        held.lock(30, "bob's");
+        held.save(RefreshMode.REFRESH);
+        double refusedBefore = lockRefusals(registry);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<?> waiting = pool.submit(waiter);
+            Awaitility.await("refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals(registry) > refusedBefore);
+            held.unlock();
+            held.save(RefreshMode.REFRESH);
+            waiting.get(1, TimeUnit.MINUTES);
+        } finally {
+            pool.shutdownNow();
+        }
+        return held.getUpdateSequenceNumber() - 1;
     }
 }
