@@ -292,7 +292,8 @@ public final class WakeUps {
         tickets.forEach(Ticket::withdraw);
     }
 
-    private synchronized boolean nobodyWaitsFor(Object key) {
+    /** Whether no waiter here has a ticket on {@code key} (none waits, or is on its way to). */
+    public synchronized boolean nobodyWaitsFor(Object key) {
         return !waiting.containsKey(key);
     }
 

@@ -29,6 +29,8 @@ import java.util.function.Predicate;
 public final class LockPasses {
     /** Passes of one lock in a row before an unlock lets it go: how many turns here a waiter elsewhere waits at most. */
     public static final int IN_A_ROW = 8;
+    /** How long an unlock waits at most for a request here on its way to wait for the lock (awaitWaiting). */
+    static final long ON_ITS_WAY_NANOS = 1_000_000L;
 
     private static final int WAITING = 0;
     private static final int CLAIMED = 1;
@@ -85,8 +87,28 @@ public final class LockPasses {
         Waiting w = new Waiting(o.getId(), o.getClassName(), actor, o.pendingLock(), ticket);
         synchronized (waiting) {
             waiting.computeIfAbsent(w.id, k -> new ArrayDeque<>()).add(w);
+            waiting.notifyAll(); // an unlock may be waiting for it (awaitWaiting)
         }
         thisThreads.set(w);
+    }
+
+    /**
+     * Waits up to {@code nanos} for a request for {@code id} to wait here: one on its way (asked, not
+     * yet refused) parks within microseconds unless it is at the database. True if one waits.
+     */
+    boolean awaitWaiting(UUID id, long nanos) {
+        long until = System.nanoTime() + nanos;
+        synchronized (waiting) {
+            for (long left = nanos; !waiting.containsKey(id) && left > 0; left = until - System.nanoTime()) {
+                try {
+                    waiting.wait(left / 1_000_000, (int) (left % 1_000_000));
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return false;
+                }
+            }
+            return waiting.containsKey(id);
+        }
     }
 
     /**

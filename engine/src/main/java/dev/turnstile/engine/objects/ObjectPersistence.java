@@ -276,7 +276,7 @@ final class ObjectPersistence {
                 // A retry policy's wait after this refusal ends at the holder's unlock, here or elsewhere.
                 if (ticket != null && ticket.armFor(e)) {
                     database.notifications().startListening();
-                    parkIfHeldHere(ordered, actor, ticket);
+                    park(ordered, actor, ticket);
                 }
                 ticket = null;
             }
@@ -290,15 +290,14 @@ final class ObjectPersistence {
     }
 
     /**
-     * A single lock request refused for a lock that another thread here holds waits, in its policy's
-     * wait, for that holder's unlock to pass the lock on ({@link #passOn}); the policy's next attempt
-     * takes it ({@link #save}), and a call that ends without one lets it go.
+     * A refused request for a single lock waits, in its policy's wait, for an unlock here to pass the
+     * lock on ({@link #passOn}) — held here or, when refused, elsewhere: another thread here may take
+     * it first. The policy's next attempt takes a passed lock ({@link #save}); a call that ends
+     * without one lets it go.
      */
-    private void parkIfHeldHere(List<DefaultIndependentObject> ordered, LockRules.Actor actor, WakeUps.Ticket ticket) {
+    private void park(List<DefaultIndependentObject> ordered, LockRules.Actor actor, WakeUps.Ticket ticket) {
         DefaultIndependentObject o = ordered.get(0);
-        HeldHere here = heldHere.getIfPresent(o.getId());
-        if (ordered.size() != 1 || here == null || !here.lock().exists() || !o.pendingValues().isEmpty()
-                || o.getUpdateSequenceNumber() != null) {
+        if (ordered.size() != 1 || !o.pendingValues().isEmpty() || o.getUpdateSequenceNumber() != null) {
             return;
         }
         passes.park(o, actor, ticket);
@@ -330,6 +329,9 @@ final class ObjectPersistence {
             return null; // lapsed: the unlock is refused as before
         }
         DefaultClassDefinition stored = classes.get(tx.session, o.getClassName());
+        if (preprocessors.anyFor(stored, null, Map.of())) {
+            return null; // the next holder's lock would run them, in its own transaction
+        }
         boolean systemClass = systemClasses.systemClassOf(stored) != null;
         LockPasses.Waiting next = passes.claim(id, w -> stored.isSubclassOf(w.className) && (w.actor.engine() || !systemClass));
         if (next == null) {
@@ -466,11 +468,16 @@ final class ObjectPersistence {
         }
     }
 
-    /** Another process unlocked {@code id}: one turn of a hand-over of it taken; the last ends it. */
+    /**
+     * Another process unlocked {@code id}: one turn of a hand-over of it taken; the last ends it, and
+     * every request here waiting for it goes — one takes the lock, the others wait for it to be passed
+     * on ({@link #passOn}), where waking one left the rest asleep to the hand-over's end, and the lock
+     * went back to the other process after a single turn here.
+     */
     private void turnTaken(UUID id) {
         HandOver h = handedOver == null ? null : handedOver.getIfPresent(id);
-        if (h != null && h.turnsLeft().decrementAndGet() <= 0) {
-            handedOver.asMap().remove(id, h);
+        if (h != null && h.turnsLeft().decrementAndGet() <= 0 && handedOver.asMap().remove(id, h)) {
+            unlockWaiters.wake(id);
         }
     }
 
@@ -549,6 +556,11 @@ final class ObjectPersistence {
         boolean unlock = action.unlocking() && o.knownStoredValues() != null;
         if (o.isNew() || o.isPendingDelete() || (lock && !o.pendingValues().isEmpty()) || !(lock || unlock)) {
             return null;
+        }
+        if (unlock && o.pendingValues().isEmpty() && !unlockWaiters.nobodyWaitsFor(o.getId())) {
+            // A request here for this lock is on its way: a moment for it to wait here, to be passed the lock
+            // (passOn), saves its turn's statement, a note to other processes and a hand-over.
+            passes.awaitWaiting(o.getId(), LockPasses.ON_ITS_WAY_NANOS);
         }
         return database.alone(what, session -> {
             Transaction tx = new Transaction(session, actor, true);
