@@ -136,7 +136,8 @@ public final class LockPasses {
         }
     }
 
-    private int inARow(UUID id) {
+    /** Passes of the lock on {@code id} since it was last let go here. */
+    int inARow(UUID id) {
         Integer n = inARow.getIfPresent(id);
         return n == null ? 0 : n;
     }

@@ -557,9 +557,12 @@ final class ObjectPersistence {
         if (o.isNew() || o.isPendingDelete() || (lock && !o.pendingValues().isEmpty()) || !(lock || unlock)) {
             return null;
         }
-        if (unlock && o.pendingValues().isEmpty() && !unlockWaiters.nobodyWaitsFor(o.getId())) {
-            // A request here for this lock is on its way: a moment for it to wait here, to be passed the lock
-            // (passOn), saves its turn's statement, a note to other processes and a hand-over.
+        if (unlock && o.pendingValues().isEmpty()
+                && (!unlockWaiters.nobodyWaitsFor(o.getId()) || passes.inARow(o.getId()) > 0)) {
+            // A request here for this lock is on its way, or likely (the lock came by a pass: the thread that
+            // passed it asks again): a moment for it to wait here, to be passed the lock (passOn), saves its
+            // turn's statement, a note to other processes and a hand-over — a run of passes that ended for
+            // want of a waiter a few microseconds late was 4 pairs long, not 8 (docs/BENCHMARKS.md).
             passes.awaitWaiting(o.getId(), LockPasses.ON_ITS_WAY_NANOS);
         }
         return database.alone(what, session -> {
