@@ -309,6 +309,16 @@ final class ObjectPersistence {
         });
     }
 
+    /** {@code write} setting who wrote the row and when, and the lock it carries after. */
+    private static GuardedWrite stamped(GuardedWrite write, String user, Instant now, LockState lock) {
+        return write.set("last_modifier", user)
+                .set("date_last_modified", now)
+                .set("lock_holder", lock.holder(), String.class)
+                .set("lock_owner", lock.owner(), String.class)
+                .set("lock_token", lock.token(), UUID.class)
+                .set("lock_timeout", lock.timeoutSeconds(), Integer.class);
+    }
+
     /**
      * Passes the lock {@code o}'s unlock lets go to the longest-waiting request here for it, in the
      * unlock's one statement: the row goes from this holder to the next as that request's lock would
@@ -340,14 +350,8 @@ final class ObjectPersistence {
         ObjectState passed = null;
         try {
             LockState lock = LockRules.next(o.getClassName(), id, false, LockState.NONE, tx.now, next.request, next.actor, tx.now);
-            boolean written = GuardedWrite.of("ts_object", "id", id).ifUsn(o.getUpdateSequenceNumber())
-                    .set("last_modifier", next.actor.user())
-                    .set("date_last_modified", tx.now)
-                    .set("lock_holder", lock.holder(), String.class)
-                    .set("lock_owner", lock.owner(), String.class)
-                    .set("lock_token", lock.token(), UUID.class)
-                    .set("lock_timeout", lock.timeoutSeconds(), Integer.class)
-                    .update(tx.session);
+            boolean written = stamped(GuardedWrite.of("ts_object", "id", id).ifUsn(o.getUpdateSequenceNumber()),
+                    next.actor.user(), tx.now, lock).update(tx.session);
             if (written) {
                 passed = new ObjectState(id, o.getClassName(), o.getUpdateSequenceNumber() + 1, o.getCreator(), o.getDateCreated(),
                         next.actor.user(), tx.now, known, lock);
@@ -375,14 +379,7 @@ final class ObjectPersistence {
                 tx.advance(passed.dateLastModified());
                 GuardedWrite write = GuardedWrite.of("ts_object", "id", id).ifUsn(passed.usn())
                         .notifying(database.notifications(), UNLOCKS, unlockTopic(id), id.toString());
-                boolean written = write
-                        .set("last_modifier", w.actor.user())
-                        .set("date_last_modified", tx.now)
-                        .set("lock_holder", null, String.class)
-                        .set("lock_owner", null, String.class)
-                        .set("lock_token", null, UUID.class)
-                        .set("lock_timeout", null, Integer.class)
-                        .update(session);
+                boolean written = stamped(write, w.actor.user(), tx.now, LockState.NONE).update(session);
                 if (!written) {
                     return null; // another writer moved the row on (a breaker, say): nothing of ours to let go
                 }
@@ -933,15 +930,8 @@ final class ObjectPersistence {
         if (pendingLock.unlocking()) {
             write.notifying(database.notifications(), UNLOCKS, unlockTopic(id), id.toString()); // other processes' waiters
         }
-        boolean written = write
-                .set("prop_values", encode(definition, id, valid))
-                .set("last_modifier", tx.user())
-                .set("date_last_modified", tx.now)
-                .set("lock_holder", lock.holder(), String.class)
-                .set("lock_owner", lock.owner(), String.class)
-                .set("lock_token", lock.token(), UUID.class)
-                .set("lock_timeout", lock.timeoutSeconds(), Integer.class)
-                .update(session);
+        write.set("prop_values", encode(definition, id, valid));
+        boolean written = stamped(write, tx.user(), tx.now, lock).update(session);
         if (!written) {
             throw tx.lookedAt.contains(id) ? LookAgain.INSTANCE : lostRace(session, className, id, current.usn());
         }
