@@ -14,8 +14,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Predicate;
 
 /**
- * Lock requests of this engine that wait, in their retry policy's wait, for a lock another thread
- * here holds: that holder's unlock passes the lock to the longest waiting one in its one statement
+ * Lock requests of this engine that wait, in their retry policy's wait, for a lock held here or
+ * elsewhere: an unlock here passes the lock to the longest waiting one in its one statement
  * (the row goes from one holder to the next, never free between), where letting it go and the
  * waiter asking again took two statements and left a moment in which a poller elsewhere could take
  * it. Passes in a row are bounded ({@link #IN_A_ROW}); the unlock after them lets the lock go, and
@@ -43,7 +43,7 @@ public final class LockPasses {
     /** Passes of each lock since it was last let go here; bounded, a lock forgotten counts from 0. */
     private final Cache<UUID, Integer> inARow = Caffeine.newBuilder().maximumSize(10_000).build();
 
-    /** A refused request waiting here for a lock another thread here holds. */
+    /** A refused lock request waiting here, in its policy's wait, to be passed the lock. */
     static final class Waiting {
         final UUID id;
         final String className;

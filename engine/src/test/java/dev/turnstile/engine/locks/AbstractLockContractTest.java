@@ -726,6 +726,7 @@ public abstract class AbstractLockContractTest {
         CustomObject held = fetch(bob, id);
         held.lock(30, "bob's");
         held.save(RefreshMode.REFRESH);
+        long lockedAt = held.getUpdateSequenceNumber();
         double refusedBefore = lockRefusals(registry);
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
@@ -737,6 +738,6 @@ public abstract class AbstractLockContractTest {
         } finally {
             pool.shutdownNow();
         }
-        return held.getUpdateSequenceNumber() - 1;
+        return lockedAt;
     }
 }
