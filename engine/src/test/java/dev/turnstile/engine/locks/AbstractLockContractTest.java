@@ -505,6 +505,55 @@ public abstract class AbstractLockContractTest {
                 attempts, m.totalWait().minus(before.totalWait()).toMillis());
     }
 
+    /**
+     * Eight threads taking turns under a lock whose unlocks carry nothing, so that it is passed on
+     * from thread to thread (LockPasses): never two inside at once, and no turn lost.
+     */
+    @Test
+    void withLock_eightThreadsPassingTheLockOn_neverTwoInside() throws Exception {
+        UUID id = created().getId();
+        RetryPolicy policy = engine.retryPolicies().get("fuzz");
+        int threads = 8;
+        int each = 200;
+        int[] turns = {0}; // not atomic, not volatile: only the lock protects it
+        java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger mostInside = new java.util.concurrent.atomic.AtomicInteger();
+        long usnBefore = fetch(alice, id).getUpdateSequenceNumber();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CyclicBarrier start = new CyclicBarrier(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                ObjectStore os = engine.session("passer" + t).objectStore();
+                futures.add(pool.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    CustomObject o = os.getCustomObject(cls, id);
+                    for (int i = 0; i < each; i++) {
+                        Locking.withLock(o, 30, "passing", policy, locked -> {
+                            mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+                            turns[0]++;
+                            inside.decrementAndGet();
+                            return null;
+                        });
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(mostInside.get()).isEqualTo(1);
+        assertThat(turns[0]).isEqualTo(threads * each);
+        CustomObject end = fetch(alice, id);
+        assertThat(end.isLocked()).isFalse();
+        long writes = end.getUpdateSequenceNumber() - usnBefore;
+        System.out.printf("%s passing: %d turns in %d writes (%d passed on)%n", getClass().getSimpleName(),
+                threads * each, writes, 2L * threads * each - writes);
+    }
+
     @Test
     void aLockWithRetry_refusedOnce_isWokenByTheHoldersUnlock_notAtTheEndOfItsWait() throws Exception {
         CustomObject held = fetch(bob, created().getId());
