@@ -3,7 +3,9 @@ package dev.turnstile.engine.faults;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.DispenserConfig;
@@ -36,6 +38,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Commits whose answer is lost: the database commits, the engine hears a broken connection and
@@ -137,6 +140,105 @@ abstract class AbstractAnswerLostTest {
         theirs.lockExclusively(timeoutSeconds, "other");
         theirs.save(RefreshMode.REFRESH);
         assertThat(theirs.getLockHolder()).as("another user once the requester unlocked").isEqualTo("other");
+    }
+
+    /**
+     * The save of a {@code withLock}'s work with its unlock lost with the database, as a failover
+     * loses commits its synchronous standby had not received (PostgresSyncFailoverIT saw it): the
+     * lock stays in the database, and before it was left there — the call failed at once, its
+     * fallback unlock too, and every caller, the holder's next call too, waited out the lock's timeout.
+     */
+    @Test
+    void withLock_whoseSaveWasLostWithTheDatabase_savesTheWorkWithTheUnlockOnceItIsBack() throws Exception {
+        CustomObject created = lockable();
+        CustomObject mine = throughProxy.session("cut").objectStore().getCustomObject(created.getClassName(), created.getId());
+        Future<String> working = executor.submit(() -> Locking.withLock(mine, 600, "cut", throughOutages(), locked -> {
+            locked.getProperties().putValue("Counter", 7);
+            proxy.loseStatement("UPDATE ts_object");
+            return "worked";
+        }));
+        assertThat(proxy.awaitCut(LONG)).as("the save with the unlock lost, the database gone").isTrue();
+        CustomObject theirs = direct.session("other").objectStore().fetchCustomObject(created.getClassName(), created.getId(),
+                PropertyFilter.ALL);
+        assertThat(theirs.getLockHolder()).as("the lock, while the database is away from its holder").isEqualTo("cut");
+        long lockedUsn = theirs.getUpdateSequenceNumber();
+        proxy.restore();
+
+        assertThat(working.get(LONG.toSeconds(), TimeUnit.SECONDS)).isEqualTo("worked");
+        theirs.refresh();
+        assertThat(theirs.isLocked()).as("locked, once the database was back").isFalse();
+        assertThat(theirs.getProperties().getInteger32Value("Counter")).isEqualTo(7);
+        assertThat(theirs.getUpdateSequenceNumber()).as("written once").isEqualTo(lockedUsn + 1);
+    }
+
+    /**
+     * The save of a {@code withLock}'s work with its unlock committed, its answer lost: the retry
+     * finds the row moved on — by that save, as the row shows (the USN one on, unlocked, the work
+     * in it) — and the call returns, where it failed though its work was saved.
+     */
+    @Test
+    void withLock_whoseSavesAnswerWasLost_findsItsSaveInTheRow_andReturns() throws Exception {
+        CustomObject created = lockable();
+        CustomObject mine = throughProxy.session("cut").objectStore().getCustomObject(created.getClassName(), created.getId());
+        Future<String> working = executor.submit(() -> Locking.withLock(mine, 600, "cut", throughOutages(), locked -> {
+            locked.getProperties().putValue("Counter", 7);
+            proxy.cutCommitAnswerAfter("UPDATE ts_object");
+            return "worked";
+        }));
+        assertThat(proxy.awaitCut(LONG)).as("the save with the unlock committed, its answer lost").isTrue();
+        CustomObject theirs = direct.session("other").objectStore().fetchCustomObject(created.getClassName(), created.getId(),
+                PropertyFilter.ALL);
+        assertThat(theirs.isLocked()).as("unlocked by the save whose answer was lost").isFalse();
+        long savedUsn = theirs.getUpdateSequenceNumber();
+        proxy.restore();
+
+        assertThat(working.get(LONG.toSeconds(), TimeUnit.SECONDS)).isEqualTo("worked");
+        assertThat(mine.getUpdateSequenceNumber()).as("the instance, as the save left the row").isEqualTo(savedUsn);
+        theirs.refresh();
+        assertThat(theirs.getUpdateSequenceNumber()).as("written once").isEqualTo(savedUsn);
+        assertThat(theirs.getProperties().getInteger32Value("Counter")).isEqualTo(7);
+    }
+
+    /**
+     * As above, but the same user's next request took the lock while the answer was lost: the call
+     * cannot tell its save from the row, so it fails — and leaves that lock alone, where its fallback
+     * unlocked any lock of its user whatever the request, and two requests held the lock.
+     */
+    @Test
+    void withLock_whoseSavesAnswerWasLost_neverUnlocksTheSameUsersNextLock() throws Exception {
+        CustomObject created = lockable();
+        CustomObject mine = throughProxy.session("cut").objectStore().getCustomObject(created.getClassName(), created.getId());
+        Future<String> working = executor.submit(() -> Locking.withLock(mine, 600, "cut", throughOutages(), locked -> {
+            locked.getProperties().putValue("Counter", 7);
+            proxy.cutCommitAnswerAfter("UPDATE ts_object");
+            return "worked";
+        }));
+        assertThat(proxy.awaitCut(LONG)).as("the save with the unlock committed, its answer lost").isTrue();
+        CustomObject next = direct.session("cut").objectStore().getCustomObject(created.getClassName(), created.getId());
+        Locking.lockWithRetry(next, 600, "next", throughOutages());
+        proxy.restore();
+
+        assertThatThrownBy(() -> working.get(LONG.toSeconds(), TimeUnit.SECONDS)).cause()
+                .as("the call, its save not told apart from the next request's lock")
+                .isInstanceOfSatisfying(EngineRuntimeException.class,
+                        e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_MODIFIED));
+        next.refresh();
+        assertThat(next.getLockOwner()).as("the next request's lock, still held").isEqualTo("next");
+        assertThat(next.getLockToken()).isNotNull();
+    }
+
+    private CustomObject lockable() {
+        String cls = "LostUnlock" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        var store = direct.session("admin").objectStore();
+        store.defineClass(cls, c -> c.integer32("Counter"));
+        CustomObject created = store.createCustomObject(cls);
+        created.getProperties().putValue("Counter", 0);
+        created.save(RefreshMode.REFRESH);
+        return created;
+    }
+
+    private RetryPolicy throughOutages() {
+        return throughProxy.retryPolicies().get(THROUGH_OUTAGES);
     }
 
     @ParameterizedTest

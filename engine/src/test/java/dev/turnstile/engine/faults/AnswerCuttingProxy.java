@@ -23,14 +23,18 @@ import java.util.concurrent.TimeUnit;
  * that sends a {@code COMMIT} after a statement containing it, or on PostgreSQL such a statement
  * that commits by itself (autocommit): the commit goes through to the
  * server, its answer is dropped, every connection is broken, and new ones are refused until
- * {@link #restore()} — as if the database were gone.
+ * {@link #restore()} — as if the database were gone. Or it loses the statement itself
+ * ({@link #loseStatement}): never sent, so never committed — a primary lost with commits its
+ * synchronous standby had not yet received, as a failover does.
  */
 final class AnswerCuttingProxy implements AutoCloseable {
     private final ServerSocket listener;
     private final String targetHost;
     private final int targetPort;
+    private final boolean mariadb;
     private final Set<Socket> open = ConcurrentHashMap.newKeySet();
     private volatile String armedWith;
+    private volatile String losing;
     private volatile boolean down;
     private final CountDownLatch cut = new CountDownLatch(1);
 
@@ -39,6 +43,7 @@ final class AnswerCuttingProxy implements AutoCloseable {
         URI server = URI.create(jdbcUrl.substring("jdbc:".length()));
         this.targetHost = server.getHost();
         this.targetPort = server.getPort();
+        this.mariadb = jdbcUrl.startsWith("jdbc:mariadb:");
         this.listener = new ServerSocket(0, 50, InetAddress.getLoopbackAddress());
         Thread acceptor = new Thread(this::accept, "answer-cutting-proxy");
         acceptor.setDaemon(true);
@@ -55,7 +60,12 @@ final class AnswerCuttingProxy implements AutoCloseable {
         armedWith = sql;
     }
 
-    /** Waits until the armed cut has happened; false if it has not within {@code timeout}. */
+    /** Loses the next statement containing {@code sql}, and the database with it: the server never sees it. */
+    void loseStatement(String sql) {
+        losing = sql;
+    }
+
+    /** Waits until the armed cut (or loss) has happened; false if it has not within {@code timeout}. */
     boolean awaitCut(Duration timeout) throws InterruptedException {
         return cut.await(timeout.toMillis(), TimeUnit.MILLISECONDS);
     }
@@ -108,7 +118,8 @@ final class AnswerCuttingProxy implements AutoCloseable {
     /**
      * One client connection and its connection to the server. A commit is seen by its text where
      * the client sends it (MariaDB's COM_QUERY), or by the server's answer (PostgreSQL's
-     * CommandComplete tag, since pgjdbc sends COMMIT as a statement it prepared once).
+     * CommandComplete tag, since pgjdbc sends COMMIT as a statement it prepared once); a statement
+     * run in autocommit by the answer that says no transaction is open after it.
      */
     private final class Connection {
         private final Socket client;
@@ -126,6 +137,12 @@ final class AnswerCuttingProxy implements AutoCloseable {
         void clientToServer() {
             pump(client, server, (buffer, n) -> {
                 String text = text(buffer, n);
+                String lost = losing;
+                if (lost != null && text.contains(lost)) {
+                    losing = null;
+                    takeTheDatabaseAway();
+                    return false;
+                }
                 String armed = armedWith;
                 if (armed != null && text.contains(armed)) {
                     armedStatementSent = true;
@@ -141,7 +158,9 @@ final class AnswerCuttingProxy implements AutoCloseable {
         void serverToClient() {
             pump(server, client, (buffer, n) -> {
                 String text = text(buffer, n);
-                if (!armedStatementSent || !(commitSent || text.contains("COMMIT") || text.contains(READY_OUTSIDE_TRANSACTION))) {
+                boolean committed = commitSent || text.contains("COMMIT")
+                        || (mariadb ? okOutsideTransaction(buffer, n) : text.contains(READY_OUTSIDE_TRANSACTION));
+                if (!armedStatementSent || !committed) {
                     if (text.contains("ROLLBACK")) {
                         armedStatementSent = false;
                     }
@@ -149,12 +168,17 @@ final class AnswerCuttingProxy implements AutoCloseable {
                 }
                 // The server has committed and answered: drop the answer and take the database away.
                 armedWith = null;
-                down = true;
-                open.forEach(AnswerCuttingProxy.this::reset);
-                cut.countDown();
+                takeTheDatabaseAway();
                 return false;
             });
         }
+    }
+
+    /** Every connection broken, new ones refused until {@link #restore()}. */
+    private void takeTheDatabaseAway() {
+        down = true;
+        open.forEach(this::reset);
+        cut.countDown();
     }
 
     /**
@@ -162,6 +186,24 @@ final class AnswerCuttingProxy implements AutoCloseable {
      * dispenser's take in one statement), the answer that says it committed.
      */
     private static final String READY_OUTSIDE_TRANSACTION = "Z\u0000\u0000\u0000\u0005I";
+
+    /**
+     * Whether the chunk is MariaDB's OK packet with no transaction open: the answer to a statement
+     * run in autocommit, which says it committed (header 0x00, affected rows and insert id as
+     * length-encoded integers, then the status flags: SERVER_STATUS_AUTOCOMMIT = 2 set,
+     * SERVER_STATUS_IN_TRANS = 1 clear).
+     */
+    private static boolean okOutsideTransaction(byte[] buffer, int n) {
+        int at = 4;
+        if (n < at + 5 || buffer[at++] != 0) {
+            return false;
+        }
+        for (int integer = 0; integer < 2; integer++) {
+            int first = buffer[at] & 0xff;
+            at += first < 0xfb ? 1 : first == 0xfc ? 3 : first == 0xfd ? 4 : 9;
+        }
+        return at + 2 <= n && (buffer[at] & 3) == 2;
+    }
 
     private static String text(byte[] buffer, int n) {
         return new String(buffer, 0, n, StandardCharsets.ISO_8859_1);

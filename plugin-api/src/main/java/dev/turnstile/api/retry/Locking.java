@@ -1,8 +1,13 @@
 package dev.turnstile.api.retry;
 
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.IndependentObject;
 import dev.turnstile.api.RefreshMode;
 
+import java.util.Map;
+import java.util.Objects;
+import java.util.UUID;
 import java.util.function.Function;
 
 /**
@@ -36,38 +41,119 @@ public final class Locking {
      * changes are dropped and the object is unlocked all the same; the action's exception is
      * rethrown (with any unlock failure suppressed in it). If saving the work fails, the object is
      * unlocked without it and that failure is thrown.
+     *
+     * <p>Through an outage, by {@code policy} if it retries {@link ExceptionCode#E_DATABASE_UNAVAILABLE}:
+     * a save of the work whose outcome the outage hid is tried again (guarded by the USN the lock
+     * was taken at, it can only write once); if it had committed, the row shows it — the USN one on,
+     * unlocked, the work in it — and the call returns. An unlock without the work is made only
+     * while the row still carries this call's lock (its token): never another request's lock, the
+     * same user's on another thread or node included; else the lock is already gone.
      */
     public static <T> T withLock(IndependentObject object, int timeoutSeconds, String owner, RetryPolicy policy,
                                  Function<IndependentObject, T> action) {
         lockWithRetry(object, timeoutSeconds, owner, policy);
+        UUID token = object.getLockToken();
         T result;
         try {
             result = action.apply(object);
         } catch (RuntimeException | Error e) {
-            try {
-                object.clearPendingActions();
-                object.unlock();
-                object.save(RefreshMode.REFRESH);
-            } catch (RuntimeException unlockFailure) {
-                e.addSuppressed(unlockFailure);
-            }
+            letGo(object, token, policy, e);
             throw e;
         }
         object.unlock();
         try {
-            object.save(RefreshMode.REFRESH);
+            saveWithUnlock(object, policy);
         } catch (RuntimeException saveFailure) {
             // The work is not saved (say, an advisory-mode writer got in first): still let the lock go.
-            try {
-                object.clearPendingActions();
-                object.setUpdateSequenceNumber(null);
-                object.unlock();
-                object.save(RefreshMode.REFRESH);
-            } catch (RuntimeException unlockFailure) {
-                saveFailure.addSuppressed(unlockFailure);
-            }
+            letGo(object, token, policy, saveFailure);
             throw saveFailure;
         }
         return result;
+    }
+
+    /**
+     * Saves {@code object}'s work with its unlock; after a failure that hid whether it committed (the
+     * database unavailable), again by {@code policy}. A retry refused for a moved USN looks whether
+     * the save before it committed, its answer lost: the row one USN on, unlocked, every value as saved.
+     */
+    private static void saveWithUnlock(IndependentObject object, RetryPolicy policy) {
+        try {
+            object.save(RefreshMode.REFRESH);
+            return;
+        } catch (EngineRuntimeException e) {
+            if (e.getExceptionCode() != ExceptionCode.E_DATABASE_UNAVAILABLE) {
+                throw e;
+            }
+        }
+        long lockedUsn = object.getUpdateSequenceNumber();
+        Map<String, Object> saving = object.getProperties().toMap();
+        try {
+            policy.run(() -> {
+                try {
+                    object.save(RefreshMode.REFRESH);
+                } catch (EngineRuntimeException e) {
+                    if (e.getExceptionCode() == ExceptionCode.E_DATABASE_UNAVAILABLE) {
+                        throw e;
+                    }
+                    throw new Refused(e); // a refusal stands: no retry writes what it refused
+                }
+            });
+        } catch (Refused refused) {
+            if (refused.failure.getExceptionCode() != ExceptionCode.E_OBJECT_MODIFIED || !savedBefore(object, lockedUsn, saving)) {
+                throw refused.failure;
+            }
+        }
+    }
+
+    /** Whether the row is as {@code object}'s save of {@code saving} with the unlock, at {@code lockedUsn}, left it; the instance refreshed. */
+    private static boolean savedBefore(IndependentObject object, long lockedUsn, Map<String, Object> saving) {
+        object.refresh();
+        return object.getUpdateSequenceNumber() == lockedUsn + 1 && object.getLockToken() == null
+                && saving.entrySet().stream().allMatch(v -> object.getProperties().isPropertyPresent(v.getKey())
+                && Objects.equals(object.getProperties().getObjectValue(v.getKey()), v.getValue()));
+    }
+
+    /**
+     * Unlocks {@code object} if it still carries the lock {@code token} names: by an unlock guarded by
+     * the USN at which the instance shows that lock, looked at again after a writer in between, and
+     * tried again by {@code policy} while the database is unavailable. A failure is added to
+     * {@code failure}, suppressed, and the lock lapses at its timeout.
+     */
+    private static void letGo(IndependentObject object, UUID token, RetryPolicy policy, Throwable failure) {
+        try {
+            policy.run(() -> {
+                for (int look = 1; ; look++) {
+                    object.clearPendingActions();
+                    if (!object.isLocked() || !token.equals(object.getLockToken())) {
+                        return; // already let go (by a save whose answer was lost), lapsed or broken
+                    }
+                    object.unlock();
+                    try {
+                        object.save(RefreshMode.REFRESH);
+                        return;
+                    } catch (EngineRuntimeException e) {
+                        if (e.getExceptionCode() != ExceptionCode.E_OBJECT_MODIFIED || look == LOOKS) {
+                            throw e;
+                        }
+                        object.refresh();
+                    }
+                }
+            });
+        } catch (RuntimeException unlockFailure) {
+            failure.addSuppressed(unlockFailure);
+        }
+    }
+
+    /** Looks of a let-go at a row that writers keep moving on (advisory-mode writers, who need no lock). */
+    private static final int LOOKS = 3;
+
+    /** A refusal carried past the policy, which would retry it by its code (so it is not kept as the cause). */
+    private static final class Refused extends RuntimeException {
+        final EngineRuntimeException failure;
+
+        Refused(EngineRuntimeException failure) {
+            super(failure.getMessage(), null, false, false);
+            this.failure = failure;
+        }
     }
 }
