@@ -120,6 +120,16 @@ public class EngineRuntimeException extends RuntimeException {
                         + (owner == null ? "" : " (owner \"" + owner + "\")") + " until " + expiry, id, null, null, null);
     }
 
+    /**
+     * {@code E_OBJECT_NOT_LOCKED}: unlocking an object by an instance that shows a lock ({@code token})
+     * the object no longer carries — let go, lapsed or broken, and perhaps taken again since.
+     */
+    public static EngineRuntimeException notThatLock(String className, UUID id, UUID token) {
+        return new EngineRuntimeException(ExceptionCode.E_OBJECT_NOT_LOCKED,
+                "The object " + className + " {" + id + "} no longer carries the lock this instance shows (token " + token
+                        + "): it was let go, lapsed or was broken; refresh to see the lock it carries now", id, null, null, null);
+    }
+
     /** {@code E_OBJECT_NOT_LOCKED}: unlocking an object nobody holds. */
     public static EngineRuntimeException objectNotLocked(String className, UUID id) {
         return new EngineRuntimeException(ExceptionCode.E_OBJECT_NOT_LOCKED,

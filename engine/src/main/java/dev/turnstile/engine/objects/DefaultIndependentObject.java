@@ -260,7 +260,7 @@ class DefaultIndependentObject implements IndependentObject {
         if (!store.classDefinition(className).isLockable()) {
             throw EngineRuntimeException.objectNotLockable(className, id);
         }
-        pendingLock = LockRules.Pending.unlock();
+        pendingLock = LockRules.Pending.unlock(lock.token()); // that lock, not one taken since
     }
 
     @Override

@@ -20,6 +20,9 @@ final class LockRules {
      * lock this very request took: {@code request} names the request across its attempts and is
      * the token of the lock it takes, so an attempt whose grant committed but whose answer was lost
      * is followed by a retry that finds its own lock and is granted, where it was refused by it.
+     * An unlock's {@code request} is the token of the lock it lets go, the one its instance shows
+     * (null if it shows none): it lets go of that lock only, never of a lock taken since by the same
+     * user's next request.
      */
     record Pending(boolean locking, boolean unlocking, int timeoutSeconds, String owner, boolean exclusive, UUID request) {
         static final Pending NONE = new Pending(false, false, 0, null, false, null);
@@ -28,8 +31,8 @@ final class LockRules {
             return new Pending(true, false, timeoutSeconds, owner, exclusive, request);
         }
 
-        static Pending unlock() {
-            return new Pending(false, true, 0, null, false, null);
+        static Pending unlock(UUID token) {
+            return new Pending(false, true, 0, null, false, token);
         }
 
         /** The user whose held lock this lock request by {@code user} refreshes: {@code user}, or none if exclusive. */
@@ -70,6 +73,9 @@ final class LockRules {
         if (pending.unlocking()) {
             if (!held) {
                 throw EngineRuntimeException.objectNotLocked(className, id);
+            }
+            if (pending.request() != null && !pending.request().equals(stored.token())) {
+                throw EngineRuntimeException.notThatLock(className, id, pending.request());
             }
             if (heldByOther && !actor.canBreakLocks()) {
                 throw EngineRuntimeException.unlockDenied(className, id, actor.user(), stored.holder());

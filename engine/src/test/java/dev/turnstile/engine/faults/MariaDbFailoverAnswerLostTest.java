@@ -19,4 +19,9 @@ class MariaDbFailoverAnswerLostTest extends AbstractAnswerLostTest {
         String server = url.substring("jdbc:mariadb://".length(), url.indexOf('/', "jdbc:mariadb://".length()));
         return proxy.url(url).replaceFirst("^jdbc:mariadb://([^/]+)/", "jdbc:mariadb:sequential://$1," + server + "/");
     }
+
+    @Override
+    protected boolean cutOffUntilRestored() {
+        return false; // the driver moves to the next host at once
+    }
 }

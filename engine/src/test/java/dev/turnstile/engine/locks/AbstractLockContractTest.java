@@ -263,6 +263,40 @@ public abstract class AbstractLockContractTest {
         assertThat(fetch(bob, o.getId()).isLocked()).isFalse();
     }
 
+    /**
+     * An unlock lets go of the lock its instance shows, not of the same user's lock taken since: a
+     * stale instance's unprotected unlock (no USN), as Locking's fallback made after a save whose
+     * answer was lost, let a request on another thread or node of that user lose its lock to a third.
+     */
+    @Test
+    void anUnlockOfALockLetGoSince_leavesTheSameUsersNextLockAlone_namingTheToken() {
+        CustomObject o = created();
+        o.lockExclusively(60, "first");
+        o.save(RefreshMode.REFRESH);
+        UUID first = o.getLockToken();
+        CustomObject elsewhere = fetch(alice, o.getId());
+        elsewhere.unlock();
+        elsewhere.save(RefreshMode.REFRESH);
+        elsewhere.lockExclusively(60, "next");
+        elsewhere.save(RefreshMode.REFRESH);
+
+        o.setUpdateSequenceNumber(null);
+        o.unlock();
+        EngineRuntimeException refused = failure(() -> o.save(RefreshMode.REFRESH));
+        assertThat(refused.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_LOCKED);
+        assertThat(refused.getMessage()).isEqualTo("E_OBJECT_NOT_LOCKED: The object " + cls + " {" + o.getId()
+                + "} no longer carries the lock this instance shows (token " + first + "): it was let go, lapsed or was"
+                + " broken; refresh to see the lock it carries now");
+        CustomObject now = fetch(bob, o.getId());
+        assertThat(now.getLockOwner()).as("the next lock, still held").isEqualTo("next");
+        assertThat(now.getUpdateSequenceNumber()).as("nothing written").isEqualTo(elsewhere.getUpdateSequenceNumber());
+
+        o.refresh();
+        o.unlock();
+        o.save(RefreshMode.REFRESH);
+        assertThat(fetch(bob, o.getId()).isLocked()).as("once refreshed, the lock it shows is let go").isFalse();
+    }
+
     @Test
     void onlyCustomObjectDocumentAndFolderClassesAreLockable() {
         String linkClass = cls + "Link";

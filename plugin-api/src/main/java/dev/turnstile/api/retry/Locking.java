@@ -114,38 +114,32 @@ public final class Locking {
     }
 
     /**
-     * Unlocks {@code object} if it still carries the lock {@code token} names: by an unlock guarded by
-     * the USN at which the instance shows that lock, looked at again after a writer in between, and
-     * tried again by {@code policy} while the database is unavailable. A failure is added to
+     * Unlocks {@code object} if it still carries the lock {@code token} names, whatever was written
+     * since (an unlock without a USN, of the lock the instance shows: the engine lets go of that
+     * lock only), again by {@code policy} while the database is unavailable. A failure is added to
      * {@code failure}, suppressed, and the lock lapses at its timeout.
      */
     private static void letGo(IndependentObject object, UUID token, RetryPolicy policy, Throwable failure) {
         try {
             policy.run(() -> {
-                for (int look = 1; ; look++) {
-                    object.clearPendingActions();
-                    if (!object.isLocked() || !token.equals(object.getLockToken())) {
-                        return; // already let go (by a save whose answer was lost), lapsed or broken
-                    }
-                    object.unlock();
-                    try {
-                        object.save(RefreshMode.REFRESH);
-                        return;
-                    } catch (EngineRuntimeException e) {
-                        if (e.getExceptionCode() != ExceptionCode.E_OBJECT_MODIFIED || look == LOOKS) {
-                            throw e;
-                        }
-                        object.refresh();
-                    }
+                object.clearPendingActions();
+                if (!token.equals(object.getLockToken())) {
+                    return; // the row, as last read, carries another lock or none: this one is gone
+                }
+                object.setUpdateSequenceNumber(null);
+                object.unlock();
+                try {
+                    object.save(RefreshMode.REFRESH);
+                } catch (EngineRuntimeException e) {
+                    if (e.getExceptionCode() != ExceptionCode.E_OBJECT_NOT_LOCKED) {
+                        throw e;
+                    } // already let go (by a save whose answer was lost), lapsed or broken
                 }
             });
         } catch (RuntimeException unlockFailure) {
             failure.addSuppressed(unlockFailure);
         }
     }
-
-    /** Looks of a let-go at a row that writers keep moving on (advisory-mode writers, who need no lock). */
-    private static final int LOOKS = 3;
 
     /** A refusal carried past the policy, which would retry it by its code (so it is not kept as the cause). */
     private static final class Refused extends RuntimeException {
