@@ -158,11 +158,7 @@ abstract class AbstractAnswerLostTest {
     void withLock_whoseSaveWasLostWithTheDatabase_savesTheWorkWithTheUnlockOnceItIsBack() throws Exception {
         CustomObject created = lockable();
         CustomObject mine = throughProxy.session("cut").objectStore().getCustomObject(created.getClassName(), created.getId());
-        Future<String> working = executor.submit(() -> Locking.withLock(mine, 600, "cut", throughOutages(), locked -> {
-            locked.getProperties().putValue("Counter", 7);
-            proxy.loseStatement("UPDATE ts_object");
-            return "worked";
-        }));
+        Future<String> working = withLockArmedAtItsSave(mine, () -> proxy.loseStatement("UPDATE ts_object"));
         assertThat(proxy.awaitCut(LONG)).as("the save with the unlock lost, the database gone").isTrue();
         proxy.restore();
 
@@ -184,11 +180,7 @@ abstract class AbstractAnswerLostTest {
     void withLock_whoseSavesAnswerWasLost_findsItsSaveInTheRow_andReturns() throws Exception {
         CustomObject created = lockable();
         CustomObject mine = throughProxy.session("cut").objectStore().getCustomObject(created.getClassName(), created.getId());
-        Future<String> working = executor.submit(() -> Locking.withLock(mine, 600, "cut", throughOutages(), locked -> {
-            locked.getProperties().putValue("Counter", 7);
-            proxy.cutCommitAnswerAfter("UPDATE ts_object");
-            return "worked";
-        }));
+        Future<String> working = withLockArmedAtItsSave(mine, () -> proxy.cutCommitAnswerAfter("UPDATE ts_object"));
         assertThat(proxy.awaitCut(LONG)).as("the save with the unlock committed, its answer lost").isTrue();
         CustomObject theirs = direct.session("other").objectStore().fetchCustomObject(created.getClassName(), created.getId(),
                 PropertyFilter.ALL);
@@ -213,11 +205,7 @@ abstract class AbstractAnswerLostTest {
         assumeTrue(cutOffUntilRestored(), "the next lock must come while the call is cut off");
         CustomObject created = lockable();
         CustomObject mine = throughProxy.session("cut").objectStore().getCustomObject(created.getClassName(), created.getId());
-        Future<String> working = executor.submit(() -> Locking.withLock(mine, 600, "cut", throughOutages(), locked -> {
-            locked.getProperties().putValue("Counter", 7);
-            proxy.cutCommitAnswerAfter("UPDATE ts_object");
-            return "worked";
-        }));
+        Future<String> working = withLockArmedAtItsSave(mine, () -> proxy.cutCommitAnswerAfter("UPDATE ts_object"));
         assertThat(proxy.awaitCut(LONG)).as("the save with the unlock committed, its answer lost").isTrue();
         CustomObject next = direct.session("cut").objectStore().getCustomObject(created.getClassName(), created.getId());
         Locking.lockWithRetry(next, 600, "next", throughOutages());
@@ -230,6 +218,15 @@ abstract class AbstractAnswerLostTest {
         next.refresh();
         assertThat(next.getLockOwner()).as("the next request's lock, still held").isEqualTo("next");
         assertThat(next.getLockToken()).isNotNull();
+    }
+
+    /** {@code mine}'s {@code withLock} setting Counter to 7, whose save of it with the unlock {@code arm} arms the proxy for. */
+    private Future<String> withLockArmedAtItsSave(CustomObject mine, Runnable arm) {
+        return executor.submit(() -> Locking.withLock(mine, 600, "cut", throughOutages(), locked -> {
+            locked.getProperties().putValue("Counter", 7);
+            arm.run();
+            return "worked";
+        }));
     }
 
     private CustomObject lockable() {
