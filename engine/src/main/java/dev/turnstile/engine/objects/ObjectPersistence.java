@@ -331,8 +331,9 @@ final class ObjectPersistence {
         Map<String, Object> known = o.knownStoredValues();
         LockState held = o.lockState();
         UUID id = o.getId();
-        if (!o.pendingValues().isEmpty() || !tx.actor.user().equals(held.holder())) {
-            return null;
+        UUID letsGo = o.pendingLock().request();
+        if (!o.pendingValues().isEmpty() || !tx.actor.user().equals(held.holder()) || letsGo != null && !letsGo.equals(held.token())) {
+            return null; // not a holder's unlock of the lock the instance shows: refused as before
         }
         tx.advance(o.getDateLastModified());
         if (!held.isHeldAt(tx.now, o.getDateLastModified())) {
