@@ -36,8 +36,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Nodes whose wall clocks really move: child JVMs under libfaketime (Debian's {@code faketime}
- * package, which .ci/run installs). Its monotonic clock is left alone, as an NTP step leaves
- * CLOCK_MONOTONIC. While this node holds a cooperative lock, a tree lock, an edit lock and a change
+ * package, which .ci/run installs). A node whose clock steps keeps its monotonic clock, as an NTP
+ * step leaves CLOCK_MONOTONIC; a node constantly off has every clock off. While this node holds a cooperative lock, a tree lock, an edit lock and a change
  * feed client's lease, a node whose clock steps 10 minutes forward, then 10 minutes back, takes
  * none of them; nodes whose clocks are constantly 10 minutes ahead or behind hold their own locks
  * against this one.

@@ -20,8 +20,8 @@ import java.util.concurrent.TimeUnit;
  * commit: the server commits, and the client hears nothing but a broken connection. That is the
  * worst moment for a node killed or a network cut — the outcome is unknown to the caller — and
  * the one a restart test hits only by luck. Armed with a piece of SQL, it cuts the first connection
- * that sends a {@code COMMIT} after a statement containing it, or on PostgreSQL such a statement
- * that commits by itself (autocommit): the commit goes through to the
+ * that sends a {@code COMMIT} after a statement containing it, or such a statement that commits
+ * by itself (autocommit): the commit goes through to the
  * server, its answer is dropped, every connection is broken, and new ones are refused until
  * {@link #restore()} — as if the database were gone. Or it loses the statement itself
  * ({@link #loseStatement}): never sent, so never committed — a primary lost with commits its
