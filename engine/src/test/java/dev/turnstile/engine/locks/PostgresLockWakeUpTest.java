@@ -382,12 +382,19 @@ class PostgresLockWakeUpTest {
 
             gate.unlock();
             gate.save(RefreshMode.REFRESH); // tells the waiters' processes
+            java.util.concurrent.atomic.AtomicReference<Thread> asking = new java.util.concurrent.atomic.AtomicReference<>();
             Future<?> again = pool.submit(() -> {
+                asking.set(Thread.currentThread());
                 CustomObject mine = holder.getCustomObject("Gate", gate.getId());
                 mine.lock(300, "holder's again");
                 mine.save(RefreshMode.REFRESH);
                 return mine.getLockOwner();
             });
+            // The request here first says it waits, then counts the turns taken before it said so by the
+            // object's USN; an unlock between the two is counted by the USN and by its note as well, and
+            // the hand-over may end a turn early (never late). Once it waits, every turn is heard once.
+            Awaitility.await("the request here waiting out the hand-over").atMost(STARTUP).until(() -> asking.get() != null
+                    && java.util.Arrays.stream(asking.get().getStackTrace()).anyMatch(f -> f.getMethodName().equals("awaitWakeUp")));
             for (int turn = 1; turn <= processes; turn++) {
                 CountDownLatch holds = holding.poll(60, TimeUnit.SECONDS);
                 assertThat(holds).as("waiter %d of %d in another process had the lock before this engine asked again",
