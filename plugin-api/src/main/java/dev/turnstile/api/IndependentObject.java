@@ -98,7 +98,10 @@ public interface IndependentObject {
     /**
      * Unlocks the object at the next save: by its holder, or by a session with the lock-breaking
      * role ({@link ExceptionCode#E_ACCESS_DENIED} otherwise); {@link ExceptionCode#E_OBJECT_NOT_LOCKED}
-     * if it holds no unexpired lock.
+     * if it holds no unexpired lock. It lets go of the lock this instance shows ({@link #getLockToken}),
+     * never of one taken since: if the object carries another lock now, the save is
+     * {@link ExceptionCode#E_OBJECT_NOT_LOCKED} and writes nothing. An instance that shows no lock
+     * (fetchless) lets go of whatever lock the session may unlock.
      */
     void unlock();
 
