@@ -495,31 +495,10 @@ public abstract class AbstractLockContractTest {
         int threads = 8;
         int each = 200;
         int[] plainCounter = {0}; // not atomic, not volatile: only the lock protects it
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        CyclicBarrier start = new CyclicBarrier(threads);
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                ObjectStore os = engine.session("worker" + t).objectStore();
-                futures.add(pool.submit(() -> {
-                    start.await(10, TimeUnit.SECONDS);
-                    CustomObject o = os.getCustomObject(cls, id);
-                    for (int i = 0; i < each; i++) {
-                        Locking.withLock(o, 30, "fuzz", policy, locked -> {
-                            plainCounter[0]++;
-                            locked.getProperties().putValue("Counter", locked.getProperties().getInteger32Value("Counter") + 1);
-                            return null;
-                        });
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> f : futures) {
-                f.get(5, TimeUnit.MINUTES);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        inTurnsUnderTheLock(id, threads, each, "worker", "fuzz", policy, locked -> {
+            plainCounter[0]++;
+            locked.getProperties().putValue("Counter", locked.getProperties().getInteger32Value("Counter") + 1);
+        });
         CustomObject end = fetch(alice, id);
         assertThat(end.getProperties().getInteger32Value("Counter")).isEqualTo(threads * each);
         assertThat(plainCounter[0]).isEqualTo(threads * each);
@@ -540,6 +519,38 @@ public abstract class AbstractLockContractTest {
     }
 
     /**
+     * {@code threads} threads, each a session of its own ({@code userPrefix} + its number), starting
+     * together and running {@code action} {@code each} times under {@code Locking.withLock} of {@code id}.
+     */
+    private void inTurnsUnderTheLock(UUID id, int threads, int each, String userPrefix, String owner, RetryPolicy policy,
+                                     java.util.function.Consumer<dev.turnstile.api.IndependentObject> action) throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        CyclicBarrier start = new CyclicBarrier(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                ObjectStore os = engine.session(userPrefix + t).objectStore();
+                futures.add(pool.submit(() -> {
+                    start.await(10, TimeUnit.SECONDS);
+                    CustomObject o = os.getCustomObject(cls, id);
+                    for (int i = 0; i < each; i++) {
+                        Locking.withLock(o, 30, owner, policy, locked -> {
+                            action.accept(locked);
+                            return null;
+                        });
+                    }
+                    return null;
+                }));
+            }
+            for (Future<?> f : futures) {
+                f.get(5, TimeUnit.MINUTES);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    /**
      * Eight threads taking turns under a lock whose unlocks carry nothing, so that it is passed on
      * from thread to thread (LockPasses): never two inside at once, and no turn lost.
      */
@@ -553,32 +564,11 @@ public abstract class AbstractLockContractTest {
         java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
         java.util.concurrent.atomic.AtomicInteger mostInside = new java.util.concurrent.atomic.AtomicInteger();
         long usnBefore = fetch(alice, id).getUpdateSequenceNumber();
-        ExecutorService pool = Executors.newFixedThreadPool(threads);
-        CyclicBarrier start = new CyclicBarrier(threads);
-        try {
-            List<Future<?>> futures = new ArrayList<>();
-            for (int t = 0; t < threads; t++) {
-                ObjectStore os = engine.session("passer" + t).objectStore();
-                futures.add(pool.submit(() -> {
-                    start.await(10, TimeUnit.SECONDS);
-                    CustomObject o = os.getCustomObject(cls, id);
-                    for (int i = 0; i < each; i++) {
-                        Locking.withLock(o, 30, "passing", policy, locked -> {
-                            mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
-                            turns[0]++;
-                            inside.decrementAndGet();
-                            return null;
-                        });
-                    }
-                    return null;
-                }));
-            }
-            for (Future<?> f : futures) {
-                f.get(5, TimeUnit.MINUTES);
-            }
-        } finally {
-            pool.shutdownNow();
-        }
+        inTurnsUnderTheLock(id, threads, each, "passer", "passing", policy, locked -> {
+            mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
+            turns[0]++;
+            inside.decrementAndGet();
+        });
         assertThat(mostInside.get()).isEqualTo(1);
         assertThat(turns[0]).isEqualTo(threads * each);
         CustomObject end = fetch(alice, id);
