@@ -71,7 +71,8 @@ public final class Sql {
      * transactions may be first at once; the losers go on with the winner's row. PostgreSQL and
      * MariaDB skip the duplicate in the statement ({@code ON CONFLICT DO NOTHING}, {@code INSERT
      * IGNORE}), so the expected race logs no error in the server's log or the driver's; on H2 the
-     * loser's insert is undone to a savepoint.
+     * loser's insert is undone to a savepoint, and an insert that meets another open transaction's
+     * insert of the key gives way after {@link #H2_INSERT_WAIT_MILLIS} as a conflict abort.
      */
     public static void insertIfAbsent(StatelessSession session, String insertSql, Object... parameters) {
         session.doWork(connection -> {
@@ -83,17 +84,42 @@ public final class Sql {
                 execute(connection, sql, parameters);
                 return;
             }
+            int lockTimeout = h2LockTimeout(connection);
+            execute(connection, "SET LOCK_TIMEOUT " + H2_INSERT_WAIT_MILLIS);
             Savepoint savepoint = connection.setSavepoint();
             try {
                 execute(connection, insertSql, parameters);
                 connection.releaseSavepoint(savepoint);
             } catch (SQLException e) {
+                if (H2_LOCK_TIMEOUT.equals(e.getSQLState())) {
+                    throw new SQLException("Gave way to another transaction that inserted the same key and is still open", "40001", e);
+                }
                 if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
                     throw e;
                 }
                 connection.rollback(savepoint);
+            } finally {
+                execute(connection, "SET LOCK_TIMEOUT " + lockTimeout);
             }
         });
+    }
+
+    /**
+     * How long an insert on H2 waits for another open transaction that inserted the same key. H2
+     * runs such an insert again and again, busy, until the session's LOCK_TIMEOUT, outside its
+     * deadlock detection: two transactions that each inserted a key the other then inserted waited
+     * 10 s and failed (five first lockers of one tree node's stripes, in CI). Past this wait the
+     * insert gives way as a conflict abort (40001), so that its transaction runs again
+     * ({@link Database#inTransaction}) once the other has committed or rolled back.
+     */
+    static final int H2_INSERT_WAIT_MILLIS = 50;
+    private static final String H2_LOCK_TIMEOUT = "HYT00";
+
+    private static int h2LockTimeout(Connection connection) throws SQLException {
+        try (var statement = connection.createStatement(); var rs = statement.executeQuery("SELECT LOCK_TIMEOUT()")) {
+            rs.next();
+            return rs.getInt(1);
+        }
     }
 
     private static void execute(Connection connection, String sql, Object... parameters) throws SQLException {

@@ -12,6 +12,11 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CyclicBarrier;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -65,6 +70,56 @@ class H2IsolationTest {
             assertThatThrownBy(() -> conflicted(db, 25)).isInstanceOf(EngineRuntimeException.class)
                     .hasMessageContaining("The database aborted conflicting 20 times for conflicting transactions");
         }
+    }
+
+    /**
+     * H2 answers an insert of a key that another open transaction has inserted by running the
+     * statement again, busy, until LOCK_TIMEOUT: two transactions that each inserted a key the other
+     * then inserts wait on each other unseen by its deadlock detection, for 10 s, and fail as if the
+     * database were down (CI: five first lockers of a tree node's stripes, a 200 ms tryLock failed
+     * after 10 s with E_DATABASE_UNAVAILABLE). {@link Sql#insertIfAbsent} gives way at once instead,
+     * and the transaction runs again on the other's commit.
+     */
+    @Test
+    void onH2_twoTransactionsInsertingEachOthersKeys_giveWayAndBothCommit() throws Exception {
+        EngineConfig h2 = EngineConfig.builder()
+                .jdbcUrl("jdbc:h2:mem:isolation-" + UUID.randomUUID() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=10000").build();
+        try (Database db = new Database(h2, List.of())) {
+            db.inTransaction(() -> "creating the table", s -> s.createNativeMutationQuery(
+                    "CREATE TABLE first_rows (k VARCHAR(10) PRIMARY KEY)").executeUpdate());
+            CyclicBarrier bothInsertedTheirFirst = new CyclicBarrier(2);
+            ExecutorService pool = Executors.newFixedThreadPool(2);
+            try {
+                List<Future<Integer>> runs = List.of(
+                        pool.submit(() -> insertBoth(db, "a", "b", bothInsertedTheirFirst)),
+                        pool.submit(() -> insertBoth(db, "b", "a", bothInsertedTheirFirst)));
+                assertThat(runs.get(0).get(60, TimeUnit.SECONDS) + runs.get(1).get(60, TimeUnit.SECONDS))
+                        .as("runs of the two transactions: one at least gave way and ran again").isGreaterThan(2);
+            } finally {
+                pool.shutdownNow();
+            }
+            long rows = db.inTransaction(() -> "counting", s -> s.createNativeQuery("SELECT COUNT(*) FROM first_rows", Long.class)
+                    .getSingleResult());
+            assertThat(rows).isEqualTo(2);
+        }
+    }
+
+    /** Inserts {@code first}, then (on its first run, once the other did the same) {@code second}; the runs it took. */
+    private static int insertBoth(Database db, String first, String second, CyclicBarrier bothInsertedTheirFirst) {
+        int[] runs = {0};
+        db.inTransaction(() -> "inserting " + first + " and " + second, s -> {
+            Sql.insertIfAbsent(s, "INSERT INTO first_rows (k) VALUES (?)", first);
+            if (++runs[0] == 1) {
+                try {
+                    bothInsertedTheirFirst.await(30, TimeUnit.SECONDS);
+                } catch (Exception e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            Sql.insertIfAbsent(s, "INSERT INTO first_rows (k) VALUES (?)", second);
+            return null;
+        });
+        return runs[0];
     }
 
     /** Runs a transaction that the database fails for a conflict {@code times} times, then lets through; the runs it took. */
