@@ -40,6 +40,11 @@ final class LockRules {
             return exclusive ? null : user;
         }
 
+        /** Whether this unlock lets go of {@code held}: the lock its instance shows, or whatever lock it is if it shows none. */
+        boolean letsGoOf(LockState held) {
+            return request == null || request.equals(held.token());
+        }
+
         /** Whether {@code held}, a lock held now, refuses this lock request by {@code user}. */
         boolean refusedBy(LockState held, String user) {
             boolean ownGrant = request != null && request.equals(held.token()) && held.holder().equals(user);
@@ -74,7 +79,7 @@ final class LockRules {
             if (!held) {
                 throw EngineRuntimeException.objectNotLocked(className, id);
             }
-            if (pending.request() != null && !pending.request().equals(stored.token())) {
+            if (!pending.letsGoOf(stored)) {
                 throw EngineRuntimeException.notThatLock(className, id, pending.request());
             }
             if (heldByOther && !actor.canBreakLocks()) {

@@ -331,8 +331,7 @@ final class ObjectPersistence {
         Map<String, Object> known = o.knownStoredValues();
         LockState held = o.lockState();
         UUID id = o.getId();
-        UUID letsGo = o.pendingLock().request();
-        if (!o.pendingValues().isEmpty() || !tx.actor.user().equals(held.holder()) || letsGo != null && !letsGo.equals(held.token())) {
+        if (!o.pendingValues().isEmpty() || !tx.actor.user().equals(held.holder()) || !o.pendingLock().letsGoOf(held)) {
             return null; // not a holder's unlock of the lock the instance shows: refused as before
         }
         tx.advance(o.getDateLastModified());
