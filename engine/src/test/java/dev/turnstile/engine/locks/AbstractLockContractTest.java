@@ -38,6 +38,8 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Consumer;
 
 import static dev.turnstile.engine.Failures.failure;
 import static org.assertj.core.api.Assertions.assertThat;
@@ -523,7 +525,7 @@ public abstract class AbstractLockContractTest {
      * together and running {@code action} {@code each} times under {@code Locking.withLock} of {@code id}.
      */
     private void inTurnsUnderTheLock(UUID id, int threads, int each, String userPrefix, String owner, RetryPolicy policy,
-                                     java.util.function.Consumer<dev.turnstile.api.IndependentObject> action) throws Exception {
+                                     Consumer<IndependentObject> action) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CyclicBarrier start = new CyclicBarrier(threads);
         try {
@@ -561,8 +563,8 @@ public abstract class AbstractLockContractTest {
         int threads = 8;
         int each = 200;
         int[] turns = {0}; // not atomic, not volatile: only the lock protects it
-        java.util.concurrent.atomic.AtomicInteger inside = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicInteger mostInside = new java.util.concurrent.atomic.AtomicInteger();
+        AtomicInteger inside = new AtomicInteger();
+        AtomicInteger mostInside = new AtomicInteger();
         long usnBefore = fetch(alice, id).getUpdateSequenceNumber();
         inTurnsUnderTheLock(id, threads, each, "passer", "passing", policy, locked -> {
             mostInside.accumulateAndGet(inside.incrementAndGet(), Math::max);
