@@ -16,6 +16,11 @@ import java.util.Locale;
  * The three databases every contract suite runs on. PostgreSQL and MariaDB are the local servers
  * that {@code .ci/run} starts; override with TURNSTILE_PG_URL / TURNSTILE_MARIADB_URL (and _USER,
  * _PASSWORD) to point elsewhere.
+ *
+ * <p>Test JVMs run side by side (Maven's forks), so each works in a database of its own on every
+ * server: {@code test} alone, {@code test_fork<N>} in fork N (the system property
+ * {@code turnstile.test.fork}), made at first use. A suite that counts what waits in its database,
+ * or prunes a whole feed, then sees only its own fork's work.
  */
 public final class TestDatabases {
     private TestDatabases() {
@@ -47,19 +52,54 @@ public final class TestDatabases {
     }
 
     public static EngineConfig postgres() {
-        return EngineConfig.builder()
+        return forkDatabase(EngineConfig.builder()
                 .jdbcUrl(env("TURNSTILE_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test"))
                 .username(env("TURNSTILE_PG_USER", "postgres"))
                 .password(env("TURNSTILE_PG_PASSWORD", ""))
-                .build();
+                .build());
     }
 
     public static EngineConfig mariadb() {
-        return EngineConfig.builder()
+        return forkDatabase(EngineConfig.builder()
                 .jdbcUrl(env("TURNSTILE_MARIADB_URL", "jdbc:mariadb://127.0.0.1:3306/test"))
                 .username(env("TURNSTILE_MARIADB_USER", "root"))
                 .password(env("TURNSTILE_MARIADB_PASSWORD", ""))
-                .build();
+                .build());
+    }
+
+    private static final java.util.Set<String> FORK_DATABASES_MADE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    /** {@code server}'s database for this JVM: the one its URL names, or that name with this fork's number, made if missing. */
+    private static EngineConfig forkDatabase(EngineConfig server) {
+        String fork = System.getProperty("turnstile.test.fork", "");
+        if (fork.isBlank()) {
+            return server;
+        }
+        String url = server.jdbcUrl();
+        int slash = url.lastIndexOf('/');
+        int query = url.indexOf('?', slash);
+        String name = url.substring(slash + 1, query < 0 ? url.length() : query) + "_fork" + fork;
+        EngineConfig own = EngineConfig.from(server)
+                .jdbcUrl(url.substring(0, slash + 1) + name + (query < 0 ? "" : url.substring(query))).build();
+        if (FORK_DATABASES_MADE.add(own.jdbcUrl())) {
+            try {
+                if (url.startsWith("jdbc:postgresql:")) {
+                    try (Connection c = DriverManager.getConnection(url, server.username(), server.password());
+                         java.sql.PreparedStatement s = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
+                        s.setString(1, name);
+                        if (!s.executeQuery().next()) {
+                            execute(server, "CREATE DATABASE " + name);
+                        }
+                    }
+                } else {
+                    execute(server, "CREATE DATABASE IF NOT EXISTS " + name);
+                }
+            } catch (SQLException e) {
+                FORK_DATABASES_MADE.remove(own.jdbcUrl());
+                throw new IllegalStateException("cannot make this fork's database " + name + " on " + url, e);
+            }
+        }
+        return own;
     }
 
     /**
@@ -70,11 +110,11 @@ public final class TestDatabases {
         if (node < 1 || node > GALERA_NODES) {
             throw new IllegalArgumentException("Galera node " + node + ": the cluster has nodes 1.." + GALERA_NODES);
         }
-        return EngineConfig.builder()
+        return forkDatabase(EngineConfig.builder()
                 .jdbcUrl("jdbc:mariadb://" + env("TURNSTILE_GALERA_HOST", "127.0.0.1") + ":" + (3306 + node) + "/test")
                 .username("root")
                 .password("")
-                .build();
+                .build());
     }
 
     public static final int GALERA_NODES = 3;
@@ -91,7 +131,8 @@ public final class TestDatabases {
             String url = galera(node).jdbcUrl();
             hosts.append(node == 1 ? "" : ",").append(url, "jdbc:mariadb://".length(), url.lastIndexOf('/'));
         }
-        return EngineConfig.from(galera(1)).jdbcUrl("jdbc:mariadb:sequential://" + hosts + "/test").build();
+        String url = galera(1).jdbcUrl();
+        return EngineConfig.from(galera(1)).jdbcUrl("jdbc:mariadb:sequential://" + hosts + url.substring(url.lastIndexOf('/'))).build();
     }
 
     /**
@@ -172,13 +213,14 @@ public final class TestDatabases {
         return values;
     }
 
-    /** How many transactions of this database wait for a row lock now. */
+    /** How many transactions of this database (not of the server's others) wait for a row lock now. */
     public static int lockWaiters(Connection c) throws Exception {
         String product = c.getMetaData().getDatabaseProductName().toLowerCase(Locale.ROOT);
         String sql = product.contains("postgres")
                 ? "SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()"
                 : product.contains("maria") || product.contains("mysql")
-                ? "SELECT count(*) FROM information_schema.INNODB_TRX WHERE trx_state = 'LOCK WAIT'"
+                ? "SELECT count(*) FROM information_schema.INNODB_TRX t JOIN information_schema.PROCESSLIST p"
+                        + " ON p.ID = t.trx_mysql_thread_id WHERE t.trx_state = 'LOCK WAIT' AND p.DB = DATABASE()"
                 : "SELECT count(*) FROM INFORMATION_SCHEMA.SESSIONS WHERE BLOCKER_ID IS NOT NULL";
         try (Statement s = c.createStatement(); ResultSet rs = s.executeQuery(sql)) {
             rs.next();

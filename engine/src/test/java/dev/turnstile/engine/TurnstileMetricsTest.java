@@ -38,7 +38,9 @@ class TurnstileMetricsTest {
             admin.dispensers().create("m", DispenserConfig.builder().build());
             engine.changes().registerClient("c-" + tag, ChangeFilter.classes("Document"), DeliveryMode.QUEUE);
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            new TurnstileMetrics(engine).bindTo(registry);
+            // region metrics
+            new TurnstileMetrics(engine).bindTo(registry);   // dev.turnstile.engine.TurnstileMetrics
+            // endregion
 
             var combining = engine.session("u").dispensers().get("m", DispenserConfig.builder().strategy(DispenserStrategy.COMBINING).build());
             var pessimistic = engine.session("u").dispensers().get("m", DispenserConfig.builder().strategy(DispenserStrategy.PESSIMISTIC).build());

@@ -43,6 +43,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -52,6 +53,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * watches a new lock appear without reloading, and reads one resource's audit trail.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("browser")
 class ConsolePageBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
     private ContentEngine engine;

@@ -31,6 +31,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * refused); an unchanged paragraph save that keeps its markup byte for byte; a reload; 北京.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("browser")
 class EditPageBrowserTest {
     private static final Duration WAIT = Duration.ofSeconds(15);
     private ContentEngine engine;

@@ -58,8 +58,8 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The README's code, as regions that {@link ReadmeSnippetsTest} compares with the README word for
- * word; running them here proves the README compiles and does what it says.
+ * The code of the README and the guides in docs/, as regions that {@link DocsTest} compares with
+ * the pages word for word; running them here proves the pages compile and do what they say.
  */
 class ReadmeExamplesTest {
     private final EngineConfig config = EngineConfig.builder()

@@ -12,6 +12,7 @@ import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * here): the command still prints its summary — what was taken, what failed, what it knows is lost
  * — with one line per failure and no stack trace, and exits 1. Stops the shared server for real.
  */
+@Tag("faults")
 class TakeANumberOutageIT {
     @TempDir
     Path dir;

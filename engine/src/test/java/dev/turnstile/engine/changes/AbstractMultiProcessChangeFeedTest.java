@@ -35,11 +35,13 @@ import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Dispatchers in separate processes sharing the clients of one database. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("multi-process")
 public abstract class AbstractMultiProcessChangeFeedTest {
     private static final Duration STARTUP = Duration.ofSeconds(60);
     private static final String PREFIX = "mp-";

@@ -2,12 +2,14 @@ package dev.turnstile.engine.changes;
 
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.engine.TestDatabases;
+import org.junit.jupiter.api.Tag;
 
 /**
  * The multi-process proofs on a 3-node Galera cluster as it is supported: a single writer, every
  * process with the same failover URL (README, "A MariaDB Galera cluster"; with a writer per
  * process Galera itself lost acknowledged commits, so a failure there would prove nothing of the engine).
  */
+@Tag("galera")
 class GaleraMultiProcessChangeFeedTest extends AbstractMultiProcessChangeFeedTest {
     @Override
     protected EngineConfig config() {

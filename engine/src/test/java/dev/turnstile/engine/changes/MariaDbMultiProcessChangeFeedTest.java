@@ -2,7 +2,9 @@ package dev.turnstile.engine.changes;
 
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.engine.TestDatabases;
+import org.junit.jupiter.api.Tag;
 
+@Tag("mariadb")
 class MariaDbMultiProcessChangeFeedTest extends AbstractMultiProcessChangeFeedTest {
     @Override
     protected EngineConfig config() {

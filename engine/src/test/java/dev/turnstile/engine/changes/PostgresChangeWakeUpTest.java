@@ -20,6 +20,7 @@ import java.time.Duration;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -29,6 +30,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * five minutes, and the change is delivered within a minute of the other process's save. MariaDB
  * and H2 have no notifications; there dispatchers look again after their idle delay.
  */
+@Tag("multi-process")
 class PostgresChangeWakeUpTest {
     private static final Duration STARTUP = Duration.ofSeconds(60);
 

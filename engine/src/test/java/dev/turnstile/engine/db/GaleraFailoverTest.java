@@ -10,6 +10,7 @@ import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -18,6 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * the pool's connection, on a new session: what the pool ran when it opened the connection is not
  * set there. The engine's reads must still wait for the cluster on that session.
  */
+@Tag("galera")
 class GaleraFailoverTest {
     /** A user of this test's own, so that killing its sessions touches no other test's. */
     private static final String USER = "ts_failover";
@@ -25,9 +27,10 @@ class GaleraFailoverTest {
     @Test
     void aConnectionTheDriverMovedToTheNextNode_stillReadsWaitingForTheCluster() throws Exception {
         EngineConfig node2 = TestDatabases.galera(2);
-        admin(node2, "CREATE USER IF NOT EXISTS '" + USER + "'@'127.0.0.1'", "GRANT ALL ON test.* TO '" + USER + "'@'127.0.0.1'");
+        String database = node2.jdbcUrl().substring(node2.jdbcUrl().lastIndexOf('/') + 1);
+        admin(node2, "CREATE USER IF NOT EXISTS '" + USER + "'@'127.0.0.1'", "GRANT ALL ON " + database + ".* TO '" + USER + "'@'127.0.0.1'");
         EngineConfig failover = EngineConfig.from(node2)
-                .jdbcUrl("jdbc:mariadb:sequential://" + hostAndPort(node2) + "," + hostAndPort(TestDatabases.galera(3)) + "/test")
+                .jdbcUrl("jdbc:mariadb:sequential://" + hostAndPort(node2) + "," + hostAndPort(TestDatabases.galera(3)) + "/" + database)
                 .username(USER).password("").maxPoolSize(1).build();
         try (Database db = new Database(failover, List.of())) {
             assertThat(session(db)).as("node and wsrep_sync_wait of the engine's connection").isEqualTo("node2 7");

@@ -19,6 +19,7 @@ import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.regex.Pattern;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * own on the cluster, so that no other suite's engines count.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("galera")
 class GaleraWriterNodesTest {
     /** How an engine is named: its process, host and a short id. */
     private static final String ENGINE = "pid \\d+ on [^,;]+, engine [0-9a-f]{8}";

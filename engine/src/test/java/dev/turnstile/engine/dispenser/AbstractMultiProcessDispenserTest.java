@@ -19,11 +19,13 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Dispensers between real processes: every strategy, and numbering inside creations while processes are killed. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("multi-process")
 public abstract class AbstractMultiProcessDispenserTest {
     private static final Duration STARTUP = Duration.ofSeconds(60);
     private static final Duration RUN = Duration.ofMinutes(5);

@@ -28,6 +28,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -41,6 +42,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * between writer nodes (README, "A MariaDB Galera cluster"), which no round here has shown.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("galera")
 class GaleraEditLockTest {
     private static final String WIKI = "wiki";
     private static final int ROUNDS = 60;

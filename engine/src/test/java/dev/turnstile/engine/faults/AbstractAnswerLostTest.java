@@ -36,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -47,6 +48,7 @@ import static org.junit.jupiter.api.Assumptions.assumeTrue;
  * real server). What a node killed mid-commit does by luck in the restart tests, here on purpose,
  * at one chosen commit: the engine must act on what may have committed, never on what it hopes.
  */
+@Tag("faults")
 abstract class AbstractAnswerLostTest {
     private static final Duration LONG = Duration.ofSeconds(60);
     /** Goes on through an outage, as a workflow calling the dispenser would be configured to. */

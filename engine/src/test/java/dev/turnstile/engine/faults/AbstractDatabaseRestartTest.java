@@ -24,6 +24,7 @@ import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * database is back. Runs as an integration test, after every other engine test, since
  * it cuts every session of the shared server.
  */
+@Tag("faults")
 abstract class AbstractDatabaseRestartTest {
     private static final Duration STARTUP = Duration.ofSeconds(60);
     /** What the issue asks: every process working again within 10 s of the database. */

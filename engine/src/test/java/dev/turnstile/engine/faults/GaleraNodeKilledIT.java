@@ -9,6 +9,7 @@ import java.sql.ResultSet;
 import java.sql.Statement;
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -20,6 +21,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * without it. With a writer per process, Galera itself lost an acknowledged commit now and then
  * (a number issued twice, about one run in eight: README, "A MariaDB Galera cluster").
  */
+@Tag("galera")
 class GaleraNodeKilledIT extends AbstractDatabaseRestartTest {
     private static final int KILLED = 1;
 

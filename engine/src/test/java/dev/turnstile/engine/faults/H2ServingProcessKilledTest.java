@@ -20,6 +20,7 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.UUID;
 import java.util.stream.LongStream;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -40,6 +41,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * H2's default (a commit written up to half a second after its answer) the last half second of
  * commits was lost with the killed server, and 6 to 35 numbers per workload issued again.
  */
+@Tag("faults")
 class H2ServingProcessKilledTest {
     private static final Duration STARTUP = Duration.ofSeconds(60);
     private static final Duration RESUME = Duration.ofSeconds(10);

@@ -2,11 +2,13 @@ package dev.turnstile.engine.faults;
 
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.engine.TestDatabases;
+import org.junit.jupiter.api.Tag;
 
 /**
  * As on MariaDB, with the engine on a failover URL (MariaDB Connector/J's {@code sequential}), as
  * on a Galera cluster: when the proxy cuts, the driver moves the connection to the next host itself.
  */
+@Tag("mariadb")
 class MariaDbFailoverAnswerLostTest extends AbstractAnswerLostTest {
     @Override
     protected EngineConfig config() {

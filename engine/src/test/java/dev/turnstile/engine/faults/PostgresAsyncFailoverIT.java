@@ -22,6 +22,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -35,6 +36,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * that point are never issued again.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("faults")
 class PostgresAsyncFailoverIT {
     private static final List<String> WORKLOADS = List.of("keyed", "plain");
     private static final int PROCESSES = 3;

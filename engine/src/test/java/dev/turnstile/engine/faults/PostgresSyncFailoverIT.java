@@ -8,6 +8,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
 import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestMethodOrder;
 
@@ -22,6 +23,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * caller twice, keyed numbers stay exactly 1..N, every process goes on on the new primary.
  */
 @TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+@Tag("faults")
 class PostgresSyncFailoverIT extends AbstractDatabaseRestartTest {
     @BeforeAll
     static void startPrimaryAndSynchronousStandby() throws Exception {

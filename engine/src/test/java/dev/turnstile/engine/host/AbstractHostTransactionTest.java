@@ -19,6 +19,7 @@ import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.spi.JdbcHostTransactions;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -190,6 +191,7 @@ public abstract class AbstractHostTransactionTest {
     }
 
     @Test
+    @Tag("multi-process")
     void twoHostProcessesOfFourThreads_everyFifthRolledBack_committedOrdersCarryExactly1ToN() throws Exception {
         Dispenser d = dispenser(DispenserStrategy.COMBINING);
         int processes = 2;

@@ -2,7 +2,9 @@ package dev.turnstile.engine.locks;
 
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.engine.TestDatabases;
+import org.junit.jupiter.api.Tag;
 
+@Tag("mariadb")
 class MariaDbLockContractTest extends AbstractLockContractTest {
     @Override
     protected EngineConfig config() {

@@ -29,6 +29,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -38,6 +39,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * between attempts, and it holds the lock within a minute of the other process's unlock. MariaDB
  * and H2 have no notifications; there a waiter tries again after its policy's wait.
  */
+@Tag("multi-process")
 class PostgresLockWakeUpTest {
     private static final Duration STARTUP = Duration.ofSeconds(60);
 

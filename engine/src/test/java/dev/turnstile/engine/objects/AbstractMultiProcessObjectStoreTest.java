@@ -23,6 +23,7 @@ import java.util.Map;
 import java.util.TreeMap;
 import java.util.Set;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,6 +32,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * one database with this test's engine.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("multi-process")
 public abstract class AbstractMultiProcessObjectStoreTest {
     private static final Duration STARTUP = Duration.ofSeconds(60);
     private static final Duration RUN = Duration.ofMinutes(3);

@@ -18,6 +18,7 @@ import org.junit.jupiter.api.TestInstance;
 
 import java.util.ArrayList;
 import java.util.List;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -28,6 +29,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
  * behind a load balancer saves on one node and does not find its own object on the next.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("galera")
 class GaleraCausalReadTest {
     private static final int ROUNDS = 300;
     private ContentEngine node1;

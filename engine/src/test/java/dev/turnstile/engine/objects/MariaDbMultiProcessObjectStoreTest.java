@@ -2,7 +2,9 @@ package dev.turnstile.engine.objects;
 
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.engine.TestDatabases;
+import org.junit.jupiter.api.Tag;
 
+@Tag("mariadb")
 class MariaDbMultiProcessObjectStoreTest extends AbstractMultiProcessObjectStoreTest {
     @Override
     protected EngineConfig config() {

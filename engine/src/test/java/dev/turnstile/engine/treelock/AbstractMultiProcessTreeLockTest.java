@@ -22,11 +22,13 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.UUID;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /** Tree locks between real processes sharing one database. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
+@Tag("multi-process")
 public abstract class AbstractMultiProcessTreeLockTest {
     private static final Duration STARTUP = Duration.ofSeconds(60);
     private final MutableClock clock = new MutableClock(Instant.now());

@@ -2,7 +2,9 @@ package dev.turnstile.engine.treelock;
 
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.engine.TestDatabases;
+import org.junit.jupiter.api.Tag;
 
+@Tag("mariadb")
 class MariaDbTreeLockContractTest extends AbstractTreeLockContractTest {
     @Override
     protected EngineConfig config() {

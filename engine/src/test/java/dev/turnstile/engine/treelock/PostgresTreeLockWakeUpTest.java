@@ -18,6 +18,7 @@ import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -27,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * granted within a minute of the other process's release — without the note it would wait the
  * five minutes.
  */
+@Tag("multi-process")
 class PostgresTreeLockWakeUpTest {
     private static final Duration STARTUP = Duration.ofSeconds(60);
 

@@ -18,17 +18,19 @@ public class OrderService {
         this.orders = orders;
     }
 
+    // region spring-transactional
     @Transactional
     public PurchaseOrder place(String customer) {
         if (customer.isBlank()) {
             throw new IllegalArgumentException("customer: required");
         }
-        String number = engine.dispensers().get("orders").nextFormatted();
+        String number = engine.dispensers().get("orders").nextFormatted();  // joins this transaction
         PurchaseOrder order = orders.save(new PurchaseOrder(number, customer));
         if (customer.startsWith("fraud")) {
             // Found out after numbering (a check against the saved order, say): the whole transaction goes.
-            throw new IllegalStateException("order " + number + " refused for " + customer);
+            throw new IllegalStateException("order " + number + " refused for " + customer);  // the number goes back
         }
         return order;
     }
+    // endregion
 }
