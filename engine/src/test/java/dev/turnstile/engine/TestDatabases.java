@@ -19,7 +19,7 @@ import java.util.Locale;
  *
  * <p>Test JVMs run side by side (Maven's forks), so each works in a database of its own on every
  * server: {@code test} alone, {@code test_fork<N>} in fork N (the system property
- * {@code turnstile.test.fork}), made at first use. A suite that counts what waits in its database,
+ * {@code tests.fork}), made at first use. A suite that counts what waits in its database,
  * or prunes a whole feed, then sees only its own fork's work.
  */
 public final class TestDatabases {
@@ -43,7 +43,10 @@ public final class TestDatabases {
         }
     }
 
-    /** An H2 file database under target/, in AUTO_SERVER mode so child processes can share it. */
+    /**
+     * An H2 file database under target/, in AUTO_SERVER mode so child processes can share it; its
+     * server writes each commit before answering it ({@code WRITE_DELAY=0}), as every shared file's.
+     */
     public static EngineConfig h2(String name) {
         Path file = Path.of("target", "h2", name).toAbsolutePath();
         return EngineConfig.builder()
@@ -71,7 +74,7 @@ public final class TestDatabases {
 
     /** {@code server}'s database for this JVM: the one its URL names, or that name with this fork's number, made if missing. */
     private static EngineConfig forkDatabase(EngineConfig server) {
-        String fork = System.getProperty("turnstile.test.fork", "");
+        String fork = System.getProperty("tests.fork", "");
         if (fork.isBlank()) {
             return server;
         }

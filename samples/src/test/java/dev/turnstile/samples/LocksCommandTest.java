@@ -1,5 +1,6 @@
 package dev.turnstile.samples;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -14,6 +15,7 @@ class LocksCommandTest {
     @TempDir
     Path dir;
 
+    @Tag("multi-process")
     @Test
     void twoProcessesIncrementingUnderTheLock_endOnTheExactCount() throws IOException {
         Path config = Files.writeString(dir.resolve("turnstile.yaml"),

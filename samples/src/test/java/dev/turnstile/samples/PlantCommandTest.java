@@ -2,6 +2,7 @@ package dev.turnstile.samples;
 
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreePath;
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import picocli.CommandLine;
@@ -20,6 +21,7 @@ class PlantCommandTest {
     @TempDir
     Path dir;
 
+    @Tag("multi-process")
     @Test
     void twoProcessesRunningTheMix_passTheOverlapCheck() throws IOException {
         Path config = Files.writeString(dir.resolve("turnstile.yaml"),

@@ -1,5 +1,6 @@
 package dev.turnstile.samples;
 
+import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -15,6 +16,7 @@ class TakeANumberCommandTest {
     @TempDir
     Path dir;
 
+    @Tag("multi-process")
     @ParameterizedTest
     @ValueSource(strings = {"COMBINING", "FIRST_WRITER_WINS"})
     void twoProcessesTakeNumbers_theCommandChecksNoDuplicateNoGap(String strategy) throws IOException {

@@ -23,7 +23,8 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The engine's own transactions run at REPEATABLE READ on H2, where READ COMMITTED lost updates
- * (issue 16; {@code H2WriteDelayZeroObjectStoreContractTest}), on its own pool and on a host's
+ * (issue 16; {@code H2ObjectStoreContractTest.racingIncrements_loseNoUpdate} on a file written
+ * with {@code WRITE_DELAY=0}), on its own pool and on a host's
  * DataSource — which gets its connection back at the isolation it lent it — and at READ COMMITTED
  * elsewhere.
  */

@@ -893,7 +893,7 @@ public abstract class AbstractObjectStoreContractTest {
     @Test
     void racingIncrements_loseNoUpdate() throws Exception {
         int threads = 8;
-        int incrementsEach = 500;
+        int incrementsEach = 200;
         UUID id = newCounter(0).getId();
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         CountDownLatch start = new CountDownLatch(1);
