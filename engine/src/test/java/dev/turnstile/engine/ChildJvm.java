@@ -68,7 +68,11 @@ public final class ChildJvm implements AutoCloseable {
         List<String> command = new ArrayList<>();
         command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         command.add("-Xmx256m");
+        // A child lives seconds and the suites start hundreds: compile with C1 only, and skip
+        // verifying the class path's bytecode (a fifth of a child's start-up CPU, measured).
         command.add("-XX:TieredStopAtLevel=1");
+        command.add("-XX:+UnlockDiagnosticVMOptions");
+        command.add("-XX:-BytecodeVerificationRemote");
         command.add("-cp");
         command.add(classPath);
         command.add(main.getName());

@@ -16,9 +16,9 @@ class GaleraMultiProcessDispenserTest extends AbstractMultiProcessDispenserTest 
         return TestDatabases.galeraSingleWriter();
     }
 
-    /** Fewer than on one server, for the suite's time: each commit waits for the cluster (about 17 s a strategy here). */
+    /** Fewer than on one server, for the suite's time: each commit waits for the cluster. */
     @Override
     protected int perProcess() {
-        return 500;
+        return 250;
     }
 }
