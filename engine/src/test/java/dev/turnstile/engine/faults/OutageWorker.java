@@ -66,6 +66,7 @@ public final class OutageWorker {
     private static final AtomicBoolean stop = new AtomicBoolean();
 
     public static void main(String[] args) throws Exception {
+        stop.set(false); // a reused JVM runs workers one after another (ChildJvm)
         Set<String> workloads = Set.of(args[11].split(","));
         EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2]).maxPoolSize(8)
                 .changesEnabled(workloads.contains("feed"))
