@@ -44,22 +44,13 @@ public abstract class AbstractMultiProcessDispenserTest {
         return 500;
     }
 
-    /** The taking processes, started once and serving every round of this suite (a JVM's start is most of a round). */
-    private final List<ChildJvm> takers = new ArrayList<>();
-    private int rounds;
-
     @BeforeAll
-    void open() throws Exception {
+    void open() {
         engine = ContentEngine.open(config());
-        for (int i = 0; i < PROCESSES; i++) {
-            takers.add(ChildJvm.start(DispenserWorker.class, args(i, "takes")));
-        }
-        takers.forEach(c -> c.awaitLine("READY"::equals, STARTUP));
     }
 
     @AfterAll
     void close() {
-        takers.forEach(ChildJvm::close);
         engine.close();
     }
 
@@ -77,20 +68,24 @@ public abstract class AbstractMultiProcessDispenserTest {
         return name;
     }
 
-    /** The numbers {@code processes} of the taking JVMs, {@code threads} threads each, took, {@code each} per process, started together. */
-    private List<Long> takeInProcesses(String name, String strategy, int processes, int threads, int each) {
-        String round = "" + ++rounds;
-        List<ChildJvm> children = takers.subList(0, processes);
-        children.forEach(c -> c.send(String.join(" ", "TAKE", round, name, strategy, "" + threads, "" + each)));
-        children.forEach(c -> c.awaitLine(("READY " + round)::equals, STARTUP));
-        children.forEach(c -> c.send("GO"));
-        List<Long> all = new ArrayList<>();
-        for (ChildJvm c : children) {
-            c.awaitLine(("DONE " + round)::equals, RUN);
-            c.lines().stream().filter(l -> l.startsWith("N " + round + " "))
-                    .forEach(l -> all.add(Long.parseLong(l.substring(l.lastIndexOf(' ') + 1))));
+    /** The numbers {@code processes} child JVMs of {@code threads} threads took, {@code each} per process, started together. */
+    private List<Long> takeInProcesses(String name, String strategy, int processes, int threads, int each) throws Exception {
+        List<ChildJvm> children = new ArrayList<>();
+        try {
+            for (int i = 0; i < processes; i++) {
+                children.add(ChildJvm.start(DispenserWorker.class, args(i, name, "take", strategy, "" + threads, "" + each)));
+            }
+            children.forEach(c -> c.awaitLine("READY"::equals, STARTUP));
+            children.forEach(c -> c.send("GO"));
+            List<Long> all = new ArrayList<>();
+            for (ChildJvm c : children) {
+                c.awaitLine("DONE"::equals, RUN);
+                c.lines().stream().filter(l -> l.startsWith("N ")).forEach(l -> all.add(Long.parseLong(l.substring(2))));
+            }
+            return all;
+        } finally {
+            children.forEach(ChildJvm::close);
         }
-        return all;
     }
 
     @ParameterizedTest

@@ -21,44 +21,36 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 /**
- * A child process for the multi-process dispenser tests, on the database of its first three
- * arguments. {@code takes}: prints READY once its engine is open, then serves rounds, one a line on
- * standard input until it closes: {@code TAKE ROUND DISPENSER STRATEGY[+unlucky] THREADS COUNT} prints
- * "READY ROUND" and, after a line GO, THREADS threads take COUNT numbers in all and print them
- * ("N ROUND 17"), then "DONE ROUND" — so one process serves every round of a suite instead of a new
- * JVM for each. {@code DISPENSER create CLASS COUNT}: numbers new Documents of CLASS on create (COUNT of
- * them, forever if negative), making every 5th creation fail after it was numbered; prints CREATED
- * after each commit.
+ * A child process for the multi-process dispenser tests. {@code take STRATEGY[+unlucky] THREADS COUNT}: after
+ * GO, THREADS threads take COUNT numbers in all and print them ("N 17"), then DONE.
+ * {@code create CLASS COUNT}: numbers new Documents of CLASS on create (COUNT of them, forever if
+ * negative), making every 5th creation fail after it was numbered; prints CREATED after each commit.
  */
 public final class DispenserWorker {
     public static void main(String[] args) throws Exception {
         EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2]).maxPoolSize(6).build();
+        String dispenser = args[3];
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (ContentEngine engine = ContentEngine.open(config)) {
-            if (args[3].equals("takes")) {
+            if (args[4].equals("take")) {
+                boolean unlucky = args[5].endsWith("+unlucky");
+                DispenserStrategy strategy = DispenserStrategy.valueOf(args[5].replace("+unlucky", ""));
+                int threads = Integer.parseInt(args[6]);
+                int count = Integer.parseInt(args[7]);
+                Dispenser d = engine.session("pid" + ProcessHandle.current().pid()).dispensers()
+                        .get(dispenser, DispenserConfig.builder().strategy(strategy).feelingUnlucky(unlucky).build());
                 System.out.println("READY");
                 System.out.flush();
-                for (String line; (line = stdin.readLine()) != null; ) {
-                    String[] round = line.split(" ");
-                    boolean unlucky = round[3].endsWith("+unlucky");
-                    DispenserStrategy strategy = DispenserStrategy.valueOf(round[3].replace("+unlucky", ""));
-                    Dispenser d = engine.session("pid" + ProcessHandle.current().pid()).dispensers()
-                            .get(round[2], DispenserConfig.builder().strategy(strategy).feelingUnlucky(unlucky).build());
-                    System.out.println("READY " + round[1]);
-                    System.out.flush();
-                    stdin.readLine();
-                    take(d, round[1], Integer.parseInt(round[4]), Integer.parseInt(round[5]));
-                    System.out.println("DONE " + round[1]);
-                    System.out.flush();
-                }
+                stdin.readLine();
+                take(d, threads, count);
             } else {
-                create(engine, args[3], args[5], Integer.parseInt(args[6]));
-                System.out.println("DONE");
+                create(engine, dispenser, args[5], Integer.parseInt(args[6]));
             }
+            System.out.println("DONE");
         }
     }
 
-    private static void take(Dispenser d, String round, int threads, int count) throws Exception {
+    private static void take(Dispenser d, int threads, int count) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
             List<Future<List<Long>>> futures = new ArrayList<>();
@@ -73,7 +65,7 @@ public final class DispenserWorker {
             }
             StringBuilder out = new StringBuilder();
             for (Future<List<Long>> f : futures) {
-                f.get(10, TimeUnit.MINUTES).forEach(n -> out.append("N ").append(round).append(' ').append(n).append('\n'));
+                f.get(10, TimeUnit.MINUTES).forEach(n -> out.append("N ").append(n).append('\n'));
             }
             System.out.print(out);
         } finally {
