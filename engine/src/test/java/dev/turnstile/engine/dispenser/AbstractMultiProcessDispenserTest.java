@@ -39,7 +39,7 @@ public abstract class AbstractMultiProcessDispenserTest {
         return config();
     }
 
-    /** Numbers each of the four processes takes in the exact-set test. */
+    /** Numbers each of the four processes takes in the exact-set test: a multiple of its 4 threads. */
     protected int perProcess() {
         return 500;
     }

@@ -19,6 +19,6 @@ class GaleraMultiProcessDispenserTest extends AbstractMultiProcessDispenserTest 
     /** Fewer than on one server, for the suite's time: each commit waits for the cluster. */
     @Override
     protected int perProcess() {
-        return 250;
+        return 200;
     }
 }
