@@ -78,7 +78,7 @@ public final class ChildJvm implements AutoCloseable {
     public static ChildJvm start(Class<?> main, String... args) throws IOException {
         Jvm jvm = IDLE.pollFirst();
         if (jvm == null) {
-            jvm = launch(java.util.Map.of(), System.getProperty("java.class.path"), ReusedJvm.class, "reused");
+            jvm = launch(java.util.Map.of(), System.getProperty("java.class.path"), ReusedJvm.class);
         }
         ChildJvm child = new ChildJvm(jvm, Long.toString(ROUNDS.incrementAndGet()));
         StringBuilder run = new StringBuilder("RUN ").append(child.round).append(' ').append(main.getName());
