@@ -70,10 +70,10 @@ public final class TestDatabases {
                 .build());
     }
 
-    private static final java.util.Set<String> FORK_DATABASES_MADE = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private static final java.util.Set<String> FORK_DATABASES_MADE = new java.util.HashSet<>();
 
     /** {@code server}'s database for this JVM: the one its URL names, or that name with this fork's number, made if missing. */
-    private static EngineConfig forkDatabase(EngineConfig server) {
+    private static synchronized EngineConfig forkDatabase(EngineConfig server) {
         String fork = System.getProperty("tests.fork", "");
         if (fork.isBlank()) {
             return server;
@@ -84,7 +84,7 @@ public final class TestDatabases {
         String name = url.substring(slash + 1, query < 0 ? url.length() : query) + "_fork" + fork;
         EngineConfig own = EngineConfig.from(server)
                 .jdbcUrl(url.substring(0, slash + 1) + name + (query < 0 ? "" : url.substring(query))).build();
-        if (FORK_DATABASES_MADE.add(own.jdbcUrl())) {
+        if (!FORK_DATABASES_MADE.contains(own.jdbcUrl())) {
             try {
                 if (url.startsWith("jdbc:postgresql:")) {
                     try (Connection c = DriverManager.getConnection(url, server.username(), server.password());
@@ -98,9 +98,9 @@ public final class TestDatabases {
                     execute(server, "CREATE DATABASE IF NOT EXISTS " + name);
                 }
             } catch (SQLException e) {
-                FORK_DATABASES_MADE.remove(own.jdbcUrl());
                 throw new IllegalStateException("cannot make this fork's database " + name + " on " + url, e);
             }
+            FORK_DATABASES_MADE.add(own.jdbcUrl());
         }
         return own;
     }
