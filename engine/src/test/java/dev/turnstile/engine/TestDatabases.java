@@ -78,31 +78,32 @@ public final class TestDatabases {
         if (fork.isBlank()) {
             return server;
         }
-        String url = server.jdbcUrl();
-        int slash = url.lastIndexOf('/');
-        int query = url.indexOf('?', slash);
-        String name = url.substring(slash + 1, query < 0 ? url.length() : query) + "_fork" + fork;
-        EngineConfig own = EngineConfig.from(server)
-                .jdbcUrl(url.substring(0, slash + 1) + name + (query < 0 ? "" : url.substring(query))).build();
-        if (!FORK_DATABASES_MADE.contains(own.jdbcUrl())) {
-            try {
-                if (url.startsWith("jdbc:postgresql:")) {
-                    try (Connection c = DriverManager.getConnection(url, server.username(), server.password());
-                         java.sql.PreparedStatement s = c.prepareStatement("SELECT 1 FROM pg_database WHERE datname = ?")) {
-                        s.setString(1, name);
-                        if (!s.executeQuery().next()) {
-                            execute(server, "CREATE DATABASE " + name);
-                        }
-                    }
-                } else {
-                    execute(server, "CREATE DATABASE IF NOT EXISTS " + name);
+        String name = databaseName(server) + "_fork" + fork;
+        EngineConfig own = onDatabase(server, name);
+        if (FORK_DATABASES_MADE.add(own.jdbcUrl())) {
+            try (Connection c = DriverManager.getConnection(server.jdbcUrl(), server.username(), server.password());
+                 Statement s = c.createStatement()) {
+                if (!server.jdbcUrl().startsWith("jdbc:postgresql:")) {
+                    s.execute("CREATE DATABASE IF NOT EXISTS " + name);
+                } else if (!s.executeQuery("SELECT 1 FROM pg_database WHERE datname = '" + name + "'").next()) {
+                    s.execute("CREATE DATABASE " + name);
                 }
             } catch (SQLException e) {
-                throw new IllegalStateException("cannot make this fork's database " + name + " on " + url, e);
+                FORK_DATABASES_MADE.remove(own.jdbcUrl());
+                throw new IllegalStateException("cannot make this fork's database " + name + " on " + server.jdbcUrl(), e);
             }
-            FORK_DATABASES_MADE.add(own.jdbcUrl());
         }
         return own;
+    }
+
+    /** The database {@code config}'s URL names: its last part. */
+    public static String databaseName(EngineConfig config) {
+        return config.jdbcUrl().substring(config.jdbcUrl().lastIndexOf('/') + 1);
+    }
+
+    /** {@code config} on the database {@code name} of the same server. */
+    private static EngineConfig onDatabase(EngineConfig config, String name) {
+        return EngineConfig.from(config).jdbcUrl(config.jdbcUrl().substring(0, config.jdbcUrl().lastIndexOf('/') + 1) + name).build();
     }
 
     /**
@@ -134,8 +135,7 @@ public final class TestDatabases {
             String url = galera(node).jdbcUrl();
             hosts.append(node == 1 ? "" : ",").append(url, "jdbc:mariadb://".length(), url.lastIndexOf('/'));
         }
-        String url = galera(1).jdbcUrl();
-        return EngineConfig.from(galera(1)).jdbcUrl("jdbc:mariadb:sequential://" + hosts + url.substring(url.lastIndexOf('/'))).build();
+        return EngineConfig.from(galera(1)).jdbcUrl("jdbc:mariadb:sequential://" + hosts + "/" + databaseName(galera(1))).build();
     }
 
     /**
@@ -160,8 +160,7 @@ public final class TestDatabases {
     /** A new, empty database on the server {@code base} points at (PostgreSQL or MariaDB), for first-open tests. */
     public static EngineConfig newDatabase(EngineConfig base, String name) throws SQLException {
         execute(base, "CREATE DATABASE " + name);
-        String url = base.jdbcUrl().substring(0, base.jdbcUrl().lastIndexOf('/') + 1) + name;
-        return EngineConfig.from(base).jdbcUrl(url).build();
+        return onDatabase(base, name);
     }
 
     /**
@@ -178,14 +177,13 @@ public final class TestDatabases {
     /** Drops a database {@link #ownDatabase} created on {@code base}'s server (H2's file stays under target/). */
     public static void dropOwnDatabase(EngineConfig base, EngineConfig own) throws SQLException {
         if (!base.jdbcUrl().startsWith("jdbc:h2:")) {
-            dropDatabase(base, own.jdbcUrl().substring(own.jdbcUrl().lastIndexOf('/') + 1));
+            dropDatabase(base, databaseName(own));
         }
     }
 
     /** {@code database}'s database (its URL's last part) on the server, or cluster node, {@code server} points at. */
     public static EngineConfig sameDatabaseOn(EngineConfig server, EngineConfig database) {
-        String name = database.jdbcUrl().substring(database.jdbcUrl().lastIndexOf('/') + 1);
-        return EngineConfig.from(database).jdbcUrl(server.jdbcUrl().substring(0, server.jdbcUrl().lastIndexOf('/') + 1) + name).build();
+        return EngineConfig.from(database).jdbcUrl(onDatabase(server, databaseName(database)).jdbcUrl()).build();
     }
 
     public static void dropDatabase(EngineConfig base, String name) throws SQLException {

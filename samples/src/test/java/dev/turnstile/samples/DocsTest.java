@@ -114,6 +114,7 @@ class DocsTest {
         return anchors;
     }
 
+    /** The page's snippets by name; one shown twice must read the same both times. */
     private static Map<String, String> snippets(Path page) throws IOException {
         List<String> lines = Files.readAllLines(page);
         Map<String, String> snippets = new LinkedHashMap<>();
@@ -131,15 +132,13 @@ class DocsTest {
             for (; !lines.get(j).startsWith("```"); j++) {
                 body.add(lines.get(j));
             }
-            snippets.put(name + "@" + page.getFileName() + ":" + (i + 1), dedent(body));
+            String earlier = snippets.putIfAbsent(name, dedent(body));
+            if (earlier != null) {
+                assertThat(dedent(body)).as("%s: the snippet %s shown twice, differently", page, name).isEqualTo(earlier);
+            }
             i = j;
         }
-        Map<String, String> byName = new LinkedHashMap<>();
-        snippets.forEach((key, body) -> byName.merge(key.substring(0, key.indexOf('@')), body, (a, b) -> {
-            assertThat(b).as("%s: the snippet %s shown twice, differently", page, key).isEqualTo(a);
-            return a;
-        }));
-        return byName;
+        return snippets;
     }
 
     private static Map<String, String> regions(List<String> lines) {

@@ -27,7 +27,7 @@ class GaleraFailoverTest {
     @Test
     void aConnectionTheDriverMovedToTheNextNode_stillReadsWaitingForTheCluster() throws Exception {
         EngineConfig node2 = TestDatabases.galera(2);
-        String database = node2.jdbcUrl().substring(node2.jdbcUrl().lastIndexOf('/') + 1);
+        String database = TestDatabases.databaseName(node2);
         admin(node2, "CREATE USER IF NOT EXISTS '" + USER + "'@'127.0.0.1'", "GRANT ALL ON " + database + ".* TO '" + USER + "'@'127.0.0.1'");
         EngineConfig failover = EngineConfig.from(node2)
                 .jdbcUrl("jdbc:mariadb:sequential://" + hostAndPort(node2) + "," + hostAndPort(TestDatabases.galera(3)) + "/" + database)
