@@ -88,10 +88,15 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
             }
             System.out.printf(Locale.ROOT, "change feed benchmark on %s%n%n", database.url());
             rates(feed);
+            System.out.printf(Locale.ROOT, "Dispatch lag, save → callback (ms), under %d saves/s for %d s, 10 callback clients,"
+                    + " 2 dispatchers:%n%n", writeRate, seconds);
+            System.out.println("| saved in | dispatchers' idle delay | saves | deliveries | p50 | p99 |");
+            System.out.println("|---|---|---|---|---|---|");
             lag(feed);
             for (Duration idle : List.of(DispatcherConfig.DEFAULT_IDLE_DELAY, Duration.ofSeconds(1))) {
                 lagAcrossProcesses(feed, idle);
             }
+            System.out.println();
             coalescing(feed);
         }
         return 0;
@@ -251,7 +256,7 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
     // ---- lag ------------------------------------------------------------------------------
 
     private void lag(ChangeFeed feed) throws Exception {
-        measureLag(feed, Duration.ofMillis(10), "save → callback", lags -> String.valueOf(saveAtWriteRate(objects)));
+        measureLag(feed, Duration.ofMillis(10), "this process", lags -> String.valueOf(saveAtWriteRate(objects)));
     }
 
     /** What writes the saves of a lag cell; given the lags collected so far, returns how many saves it made. */
@@ -261,7 +266,7 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
 
     /**
      * One lag cell: 10 callback clients served by 2 started dispatchers with {@code idleDelay} while
-     * {@code writer} saves, until every client has caught up; prints the lag's percentiles.
+     * {@code writer} saves, until every client has caught up; prints the lag's percentiles as a table row.
      */
     private void measureLag(ChangeFeed feed, Duration idleDelay, String what, LagWriter writer) throws Exception {
         List<String> names = register(feed, 10, DeliveryMode.CALLBACK);
@@ -278,9 +283,8 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
             names.forEach(feed::unregisterClient);
         }
         Percentiles p = new Percentiles(lags.stream().mapToLong(Long::longValue).toArray());
-        System.out.printf(Locale.ROOT, "Dispatch lag (%s) under %d saves/s for %d s, 10 callback clients, 2 dispatchers"
-                + " (idle delay %d ms): %s saves, %d deliveries; p50 %.1f ms, p99 %.1f ms%n%n", what, writeRate, seconds,
-                idleDelay.toMillis(), written, p.count(), p.millis(0.5), p.millis(0.99));
+        System.out.printf(Locale.ROOT, "| %s | %d ms | %s | %d | %.1f | %.1f |%n", what, idleDelay.toMillis(), written, p.count(),
+                p.millis(0.5), p.millis(0.99));
     }
 
     /** Subscribes each client; the returned list collects each delivered change's lag (ns from its save). */
@@ -323,7 +327,7 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
      * idle dispatchers here (NOTIFY); elsewhere they find it after their idle delay.
      */
     private void lagAcrossProcesses(ChangeFeed feed, Duration idleDelay) throws Exception {
-        measureLag(feed, idleDelay, "save in another process → callback here", lags -> {
+        measureLag(feed, idleDelay, "another process", lags -> {
             ChildProcesses writer = new ChildProcesses(List.of(List.of("changes", "--writer-of", cls, "--write-rate", "" + writeRate,
                     "--seconds", "" + seconds, "--url", database.url(1), "--user", database.user(), "--password", database.password())));
             writer.readyThenGo();

@@ -30,8 +30,12 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
@@ -53,7 +57,8 @@ import java.util.concurrent.locks.LockSupport;
  * Cells: one thread on its own lock; 4 threads on one lock; 2 JVMs × 2 threads on one lock. A
  * refused try waits the same for every lock that does not wait by itself (0.5 to 1.5 ms). A fourth
  * cell, the cooperative lock's alone: one thread on a lock that a patient waiter in another engine
- * (its policy waits 5 minutes) had a moment before — what that waiter's word, left standing, costs.
+ * (its policy waits 5 minutes) had a moment before — what that waiter's word, left standing, costs;
+ * on PostgreSQL only, where an unlock wakes a waiter in another engine (elsewhere it waits its 5 minutes).
  */
 @Command(name = "locks", description = "Lock+unlock pairs per second: the cooperative lock beside ShedLock, Spring Integration's"
         + " JdbcLockRegistry and the database's own lock, uncontended, 4 threads, 2 JVMs x 2 threads.")
@@ -92,27 +97,63 @@ final class LockBenchmark implements Callable<Integer> {
         createTables();
         System.out.printf(Locale.ROOT, "locks benchmark on %s: lock+unlock pairs per second, %d s per cell after %d s of"
                 + " warm-up, median of %d rounds%n%n", database.url(), seconds, warmUp, rounds);
-        System.out.println("| cell | " + String.join(" | ", chosen) + " |");
-        System.out.println("|---|" + "---|".repeat(chosen.size()));
         String[] cells = {"1 thread, own lock", "4 threads, one lock", "2 JVMs × 2 threads, one lock",
                 "1 thread, after a patient waiter elsewhere had it"};
-        for (int cell = 0; cell < cells.length; cell++) {
-            List<String> row = new ArrayList<>();
+        List<String> rateRows = new ArrayList<>();
+        List<String> timeRows = new ArrayList<>();
+        // Only PostgreSQL wakes a waiter in another engine at the unlock; elsewhere the patient one waits its 5 minutes.
+        int cellCount = database.url().startsWith("jdbc:postgresql") ? cells.length : cells.length - 1;
+        for (int cell = 0; cell < cellCount; cell++) {
+            Map<String, Cell> medians = new LinkedHashMap<>();
             for (String column : chosen) {
                 if (cell == 3 && !column.equals("TURNSTILE")) {
-                    row.add("—");
                     continue;
                 }
-                List<Double> rates = new ArrayList<>();
+                List<Cell> measured = new ArrayList<>();
                 for (int r = 0; r < rounds; r++) {
-                    rates.add(cell == 3 ? afterPatientWaiter() : cell == 2 ? twoProcesses(column) : inProcess(column, cell == 0 ? 1 : 4));
+                    measured.add(cell == 3 ? afterPatientWaiter() : cell == 2 ? twoProcesses(column) : inProcess(column, cell == 0 ? 1 : 4));
                 }
-                rates.sort(null);
-                row.add(String.format(Locale.ROOT, "%,.0f", rates.get(rates.size() / 2)));
+                measured.sort(Comparator.comparingDouble(Cell::rate));
+                medians.put(column, measured.get(measured.size() / 2));
             }
-            System.out.println("| " + cells[cell] + " | " + String.join(" | ", row) + " |");
+            rateRows.add("| " + cells[cell] + " | " + String.join(" | ", chosen.stream()
+                    .map(c -> medians.containsKey(c) ? String.format(Locale.ROOT, "%,.0f", medians.get(c).rate()) : "—").toList())
+                    + " | " + ratio(medians, "FLOOR") + " | " + ratio(medians, bestPeer(medians)) + " |");
+            timeRows.add("| " + cells[cell] + " | " + String.join(" | ", chosen.stream()
+                    .map(c -> medians.containsKey(c) ? medians.get(c).times() : "— | —").toList()) + " |");
         }
+        System.out.println("| cell | " + String.join(" | ", chosen) + " | TURNSTILE vs FLOOR | TURNSTILE vs best peer |");
+        System.out.println("|---|" + "---|".repeat(chosen.size() + 2));
+        rateRows.forEach(System.out::println);
+        System.out.println();
+        System.out.println("Time of one lock+unlock pair (ms), the median round's:");
+        System.out.println();
+        System.out.println("| cell | " + String.join(" | ", chosen.stream().map(c -> c + " p50 | " + c + " p99").toList()) + " |");
+        System.out.println("|---|" + "---|".repeat(2 * chosen.size()));
+        timeRows.forEach(System.out::println);
         return 0;
+    }
+
+    /** A cell's measure: pairs per second and every pair's time. */
+    private record Cell(double rate, long[] nanos) {
+        String times() {
+            Percentiles p = new Percentiles(nanos);
+            return String.format(Locale.ROOT, "%.2f | %.2f", p.millis(0.5), p.millis(0.99));
+        }
+    }
+
+    /** The faster of the peers measured in this cell, or null if none was. */
+    private static String bestPeer(Map<String, Cell> cells) {
+        return cells.entrySet().stream().filter(e -> e.getKey().equals("SHEDLOCK") || e.getKey().equals("JDBC_LOCK_REGISTRY"))
+                .max(Comparator.comparingDouble(e -> e.getValue().rate())).map(Map.Entry::getKey).orElse(null);
+    }
+
+    /** TURNSTILE's rate ÷ the named column's, "—" where either was not measured. */
+    private static String ratio(Map<String, Cell> cells, String to) {
+        Cell turnstile = cells.get("TURNSTILE");
+        Cell other = to == null ? null : cells.get(to);
+        return turnstile == null || other == null ? "—"
+                : String.format(Locale.ROOT, turnstile.rate() < other.rate() / 10 ? "%.3f× (%s)" : "%.2f× (%s)", turnstile.rate() / other.rate(), to);
     }
 
     /** One thread's pair: lock, then unlock, returning only once both are done. */
@@ -128,7 +169,7 @@ final class LockBenchmark implements Callable<Integer> {
         void close() throws Exception;
     }
 
-    private double inProcess(String column, int threads) throws Exception {
+    private Cell inProcess(String column, int threads) throws Exception {
         String name = newLock(column);
         try (Locks locks = open(column, threads)) {
             return measure(locks, name, threads);
@@ -141,7 +182,7 @@ final class LockBenchmark implements Callable<Integer> {
      * unlock, locked and let go. A word "I wait" it left standing would make every unlock here
      * notify that engine and hand it a turn it never takes.
      */
-    private double afterPatientWaiter() throws Exception {
+    private Cell afterPatientWaiter() throws Exception {
         String id = newLock("TURNSTILE");
         EngineConfig patient = EngineConfig.from(database.engineConfig(2))
                 .retryPolicy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build())
@@ -166,8 +207,8 @@ final class LockBenchmark implements Callable<Integer> {
         }
     }
 
-    /** Runs pairs on {@code threads} threads for the warm-up, then for {@link #seconds}; pairs per second. */
-    private double measure(Locks locks, String name, int threads) throws Exception {
+    /** Runs pairs on {@code threads} threads for the warm-up, then for {@link #seconds}. */
+    private Cell measure(Locks locks, String name, int threads) throws Exception {
         List<Pair> pairs = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             pairs.add(locks.pair(name));
@@ -176,38 +217,49 @@ final class LockBenchmark implements Callable<Integer> {
         return run(pairs, seconds);
     }
 
-    private static double run(List<Pair> pairs, int seconds) throws Exception {
+    private static Cell run(List<Pair> pairs, int seconds) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(pairs.size());
         try {
             CountDownLatch gate = new CountDownLatch(1);
             AtomicBoolean stop = new AtomicBoolean();
-            List<Future<Long>> counts = new ArrayList<>();
+            List<Future<long[]>> times = new ArrayList<>();
             for (Pair pair : pairs) {
-                counts.add(pool.submit(() -> {
+                times.add(pool.submit(() -> {
                     gate.await();
-                    long n = 0;
+                    long[] nanos = new long[1024];
+                    int n = 0;
                     while (!stop.get()) {
+                        long start = System.nanoTime();
                         pair.run();
-                        n++;
+                        if (n == nanos.length) {
+                            nanos = Arrays.copyOf(nanos, n * 2);
+                        }
+                        nanos[n++] = System.nanoTime() - start;
                     }
-                    return n;
+                    return Arrays.copyOf(nanos, n);
                 }));
             }
             long start = System.nanoTime();
             gate.countDown();
             TimeUnit.SECONDS.sleep(seconds); // the measured period, not a wait for a condition
             stop.set(true);
-            long total = 0;
-            for (Future<Long> f : counts) {
-                total += f.get(5, TimeUnit.MINUTES);
+            long[] all = new long[0];
+            for (Future<long[]> f : times) {
+                all = concat(all, f.get(5, TimeUnit.MINUTES));
             }
-            return total / ((System.nanoTime() - start) / 1e9);
+            return new Cell(all.length / ((System.nanoTime() - start) / 1e9), all);
         } finally {
             pool.shutdownNow();
         }
     }
 
-    private double twoProcesses(String column) throws Exception {
+    private static long[] concat(long[] a, long[] b) {
+        long[] both = Arrays.copyOf(a, a.length + b.length);
+        System.arraycopy(b, 0, both, a.length, b.length);
+        return both;
+    }
+
+    private Cell twoProcesses(String column) throws Exception {
         String name = newLock(column);
         List<List<String>> arguments = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
@@ -217,11 +269,14 @@ final class LockBenchmark implements Callable<Integer> {
         ChildProcesses children = new ChildProcesses(arguments);
         children.readyThenGo();
         double rate = 0;
+        long[] nanos = new long[0];
         for (BufferedReader out : children.outputs()) {
             rate += Double.parseDouble(ChildProcesses.expect(out, "RATE ").substring(5));
+            String times = ChildProcesses.expect(out, "NANOS").substring(5).strip();
+            nanos = concat(nanos, times.isEmpty() ? new long[0] : Arrays.stream(times.split(",")).mapToLong(Long::parseLong).toArray());
         }
         children.awaitExit();
-        return rate;
+        return new Cell(rate, nanos);
     }
 
     /** A child: warms up on its own, then measures after the parent's GO, so both processes run together. */
@@ -233,7 +288,9 @@ final class LockBenchmark implements Callable<Integer> {
             System.out.println("READY");
             System.out.flush();
             stdin.readLine();
-            System.out.println("RATE " + run(pairs, seconds));
+            Cell measured = run(pairs, seconds);
+            System.out.println("RATE " + measured.rate());
+            System.out.println("NANOS " + String.join(",", Arrays.stream(measured.nanos()).mapToObj(Long::toString).toList()));
             System.out.flush();
         }
         return 0;
