@@ -8,6 +8,7 @@ import dev.turnstile.api.changes.ChangeSubscriber;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatchReport;
 import dev.turnstile.api.changes.DispatcherConfig;
+import dev.turnstile.engine.db.Expiry;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -64,8 +65,8 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
         feed.database.refuseInHostTransaction("Change dispatching");
         long head = feed.sequencer.sequence();
         List<ClientRecord> behind = feed.database.inTransaction(() -> name + " looking for clients", session ->
-                session.createSelectionQuery("from ClientRecord c where c.position < :head and (c.holder is null"
-                                + " or c.leaseUntil < :now) order by c.touchedAt", ClientRecord.class)
+                session.createSelectionQuery("from ClientRecord c where c.position < :head and (c.holder is null or "
+                                + Expiry.in("c.leaseUntil").lapsedAt(":now") + ") order by c.touchedAt", ClientRecord.class)
                         .setParameter("head", head).setParameter("now", feed.database.now()).setMaxResults(CANDIDATES)
                         .getResultList());
         List<ClientRecord> servable = behind.stream()

@@ -15,6 +15,7 @@ import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatcherConfig;
 import dev.turnstile.api.changes.QueuedChange;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.GuardedWrite;
 import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.objects.ObjectStoreServices;
@@ -257,7 +258,7 @@ public final class DefaultChangeFeed implements ChangeFeed {
             ClientRecord r = clients.get(i);
             Instant oldest = (Instant) row[2];
             out[i] = new ClientLag(r.name, r.position, ((Number) row[1]).longValue(), oldest == null ? null : Duration.between(oldest, now),
-                    r.touchedAt, r.leaseUntil != null && !r.leaseUntil.isBefore(now) ? r.holder : null);
+                    r.touchedAt, Expiry.isHeld(r.leaseUntil, now) ? r.holder : null);
         }
         return List.of(out);
     }

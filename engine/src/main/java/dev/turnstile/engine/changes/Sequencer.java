@@ -1,7 +1,7 @@
 package dev.turnstile.engine.changes;
 
 import dev.turnstile.engine.db.Database;
-import dev.turnstile.engine.db.Sql;
+import dev.turnstile.engine.db.Turn;
 
 import java.sql.PreparedStatement;
 import java.time.Instant;
@@ -16,6 +16,7 @@ import java.util.List;
  */
 final class Sequencer {
     private static final int BATCH = 1000;
+    private static final Turn TURN = new Turn("ts_change_sequencer", "id");
 
     private final Database database;
 
@@ -37,9 +38,8 @@ final class Sequencer {
             return idleHead;
         }
         return database.inTransaction(() -> "sequencing changes", session -> {
-            // Taking the row's lock first: one sequencer at a time, so positions follow one order.
-            session.createNativeMutationQuery("UPDATE ts_change_sequencer SET usn = usn + 1 WHERE id = :id")
-                    .setParameter("id", SequencerRecord.ID).executeUpdate();
+            // The row's turn first: one sequencer at a time, so positions follow one order.
+            TURN.take(session, SequencerRecord.ID);
             long last = session.createNativeQuery("SELECT last_position FROM ts_change_sequencer WHERE id = :id", Long.class)
                     .setParameter("id", SequencerRecord.ID).getSingleResult();
             List<Long> waiting = session.createNativeQuery("SELECT change_id FROM ts_change WHERE feed_position IS NULL"

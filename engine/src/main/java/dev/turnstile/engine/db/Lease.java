@@ -18,17 +18,19 @@ public final class Lease {
     private final String keyColumn;
     private final String holderColumn;
     private final String expiryColumn;
+    private final Expiry expiry;
 
     public Lease(String table, String keyColumn, String holderColumn, String expiryColumn) {
         this.table = table;
         this.keyColumn = keyColumn;
         this.holderColumn = holderColumn;
         this.expiryColumn = expiryColumn;
+        this.expiry = Expiry.in(expiryColumn);
     }
 
     /** The SQL condition "free, held by {@code :holder}, or lapsed at {@code :now}", for statements that embed it. */
     public String freeMineOrLapsed(String holderParameter, String nowParameter) {
-        return holderColumn + " IS NULL OR " + holderColumn + " = " + holderParameter + " OR " + expiryColumn + " < " + nowParameter;
+        return holderColumn + " IS NULL OR " + holderColumn + " = " + holderParameter + " OR " + expiry.lapsedAt(nowParameter);
     }
 
     /**
@@ -47,7 +49,7 @@ public final class Lease {
 
     /** Extends a lease that is live at {@code now} (and, with a holder column, the holder's) to {@code until}. */
     public GuardedWrite renew(Object key, String holder, Instant until, Instant now) {
-        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).set(expiryColumn, until).where(expiryColumn + " >= :?", now);
+        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).set(expiryColumn, until).where(expiry.heldAt(":?"), now);
         return holderColumn == null ? write : write.where(holderColumn + " = :?", holder);
     }
 
@@ -63,7 +65,7 @@ public final class Lease {
 
     /** Takes back a lease that lapsed before {@code now}, whoever held it (a reaper): one reaper wins. */
     public GuardedWrite expire(Object key, Instant now) {
-        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).where(expiryColumn + " < :?", now);
+        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).where(expiry.lapsedAt(":?"), now);
         return holderColumn == null ? write : write.set(holderColumn, null, String.class).set(expiryColumn, null, Instant.class);
     }
 

@@ -113,7 +113,8 @@ public final class Migrations {
                 return;
             }
             try (var s = c.createStatement();
-                 ResultSet rs = s.executeQuery("SELECT COUNT(*), MAX(expires_at) FROM ts_tree_lease WHERE expires_at > " + now)) {
+                 ResultSet rs = s.executeQuery("SELECT COUNT(*), MAX(expires_at) FROM ts_tree_lease WHERE "
+                         + Expiry.in("expires_at").heldAt(now))) {
                 rs.next();
                 long live = rs.getLong(1);
                 if (live > 0) {

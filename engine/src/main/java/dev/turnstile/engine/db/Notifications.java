@@ -42,6 +42,8 @@ public final class Notifications implements AutoCloseable {
     /** PostgreSQL's limit for a payload is 8000 bytes; a longer one is sent as {@link #EVERYTHING}. */
     static final int MAX_PAYLOAD_BYTES = 7900;
     private static final Logger log = LoggerFactory.getLogger(Notifications.class);
+    /** Until when a process's word that it has a waiter on a topic holds. */
+    private static final Expiry WAITING = Expiry.in("waiting_until");
 
     private final boolean postgres;
     private final ConnectionSource listenerConnection;
@@ -85,7 +87,7 @@ public final class Notifications implements AutoCloseable {
      */
     private static String otherProcessesWaiting(int topics) {
         return "(" + String.join(" OR ", java.util.Collections.nCopies(topics, "starts_with(channel, ?) AND channel <> ?"))
-                + ") AND waiting_until > CURRENT_TIMESTAMP";
+                + ") AND " + WAITING.heldAt("CURRENT_TIMESTAMP");
     }
 
     /** {@link #otherProcessesWaiting} for one topic, built once: every unlock's statement carries it. */
@@ -140,8 +142,8 @@ public final class Notifications implements AutoCloseable {
     void announceWaiting(StatelessSession session, String topic, Duration wait) {
         long saidAt = System.nanoTime();
         Duration said = wait.plus(ANNOUNCED_SLACK);
-        Database.jdbc(counter, session, "WITH lapsed AS (DELETE FROM ts_waiting WHERE waiting_until < CURRENT_TIMESTAMP"
-                + " - ? * INTERVAL '1 millisecond') INSERT INTO ts_waiting (channel, waiting_until)"
+        Database.jdbc(counter, session, "WITH lapsed AS (DELETE FROM ts_waiting WHERE "
+                + WAITING.lapsedAt("CURRENT_TIMESTAMP - ? * INTERVAL '1 millisecond'") + ") INSERT INTO ts_waiting (channel, waiting_until)"
                 + " VALUES (?, CURRENT_TIMESTAMP + ? * INTERVAL '1 millisecond') ON CONFLICT (channel)"
                 + " DO UPDATE SET waiting_until = GREATEST(ts_waiting.waiting_until, EXCLUDED.waiting_until)", s -> {
             s.setLong(1, LAPSED_KEPT.toMillis());

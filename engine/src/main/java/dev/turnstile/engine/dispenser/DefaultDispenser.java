@@ -13,6 +13,7 @@ import dev.turnstile.api.dispenser.IssuedNumber;
 import dev.turnstile.api.dispenser.NumberBlock;
 import dev.turnstile.api.dispenser.RegisterReport;
 import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.Sweep;
 import dev.turnstile.engine.objects.ObjectTransaction;
 
@@ -38,7 +39,7 @@ final class DefaultDispenser implements Dispenser {
     private final RetryPolicy policy;
     /** One keyed call in 64 also deletes up to 500 of the dispenser's expired request keys. */
     private static final Sweep EXPIRED_KEYS = new Sweep("ts_dispenser_request", "dispenser, request_key",
-            "dispenser = :d AND expires_at < :now", 64, 500);
+            "dispenser = :d AND " + Expiry.in("expires_at").lapsedAt(":now"), 64, 500);
     /**
      * Inside the host's transaction every strategy is the row lock: the counter row stays locked
      * until the host commits (the number is its, gap-free) or rolls back (the number was never taken).
@@ -135,7 +136,7 @@ final class DefaultDispenser implements Dispenser {
             RequestRecord.Key key = new RequestRecord.Key(name, requestKey);
             RequestRecord known = tx.session().get(RequestRecord.class, key);
             Instant now = tx.now();
-            if (known != null && known.expiresAt.isAfter(now)) {
+            if (known != null && Expiry.isHeld(known.expiresAt, now)) {
                 if (known.count != count) {
                     throw EngineRuntimeException.badArgument("request key " + requestKey + " of dispenser " + name, count,
                             "it was first sent for " + known.count + " number(s) (" + known.first + ".." + (known.first

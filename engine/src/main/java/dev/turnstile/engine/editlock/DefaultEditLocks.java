@@ -51,16 +51,16 @@ public record DefaultEditLocks(EditLockService service, String user) implements 
 
     @Override
     public Article createArticle(String type, String articleId, String html) {
-        return service.createArticle(user, type, articleId, html);
+        return service.articles().create(user, type, articleId, html);
     }
 
     @Override
     public Article article(EditResource article) {
-        return service.article(article);
+        return service.articles().get(article);
     }
 
     @Override
     public SaveResult save(String lockToken, String html, long baseUsn) {
-        return service.save(user, lockToken, html, baseUsn);
+        return service.articles().save(user, lockToken, html, baseUsn);
     }
 }

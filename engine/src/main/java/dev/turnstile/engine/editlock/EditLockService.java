@@ -1,13 +1,8 @@
 package dev.turnstile.engine.editlock;
 
-import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
-import dev.turnstile.api.ObjectStore;
-import dev.turnstile.api.PropertyFilter;
-import dev.turnstile.api.RefreshMode;
-import dev.turnstile.api.editlock.Article;
 import dev.turnstile.api.editlock.EditAuditEntry;
 import dev.turnstile.api.editlock.EditLock;
 import dev.turnstile.api.editlock.EditLockConfig;
@@ -15,17 +10,16 @@ import dev.turnstile.api.editlock.EditLockResult;
 import dev.turnstile.api.editlock.EditLocks;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.editlock.EditStatus;
-import dev.turnstile.api.editlock.SaveResult;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.Sql;
-import dev.turnstile.engine.db.Sweep;
+import dev.turnstile.engine.db.Turn;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.objects.ObjectTransaction;
 import org.hibernate.StatelessSession;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -43,23 +37,25 @@ public final class EditLockService {
      * An edit lock record: valid by the paper's four rules (state, heartbeat, timeout), decided on the
      * row read in the transaction by the database clock, and written only if nobody wrote it since.
      */
-    private static final Lease LEASE = new Lease("ts_edit_lock", "resource_id", "user_id", null);
+    static final Lease LEASE = new Lease("ts_edit_lock", "resource_id", "user_id", null);
+    /** Turns ({@link EditTurnRecord}): one per editor for its acquires, one per article for its acquires and saves. */
+    private static final Turn TURNS = new Turn("ts_edit_turn", "turn_key");
     /** A lost race means another request made progress, so going again is safe; this only bounds a pathological churn. */
     private static final int RACE_ATTEMPTS = 50;
 
     private final Database database;
-    private final ObjectStoreServices objects;
+    final ObjectStoreServices objects;
     private final Map<String, EditLockConfig> types;
     private final Map<String, Paragraphs> paragraphRules = new ConcurrentHashMap<>();
-    private final Duration auditRetention;
-    /** One audited operation in 64 also deletes up to 500 audit rows older than {@code editLocks.auditRetention}. */
-    private static final Sweep OLD_AUDIT = new Sweep("ts_edit_audit", "audit_id", "at_time < :cutoff", 64, 500);
+    final EditAudit audit;
+    private final Articles articles;
 
     public EditLockService(Database database, ObjectStoreServices objects, EngineConfig config) {
         this.database = database;
         this.objects = objects;
         this.types = config.editLockTypes();
-        this.auditRetention = config.editAuditRetention();
+        this.audit = new EditAudit(database, config.editAuditRetention());
+        this.articles = new Articles(this);
         objects.protectClass(ARTICLE_CLASS, "edit lock service (a session's editLocks())", null);
         objects.engineStore("turnstile").defineClass(ARTICLE_CLASS, c -> c.string("ArticleType", 32)
                 .string("ArticleKey", 64).string("Html", 1_000_000));
@@ -69,26 +65,28 @@ public final class EditLockService {
         return types.getOrDefault(type, EditLockConfig.DEFAULTS);
     }
 
-    private Paragraphs paragraphs(String type) {
+    Paragraphs paragraphs(String type) {
         return paragraphRules.computeIfAbsent(type, t -> new Paragraphs(config(t).htmlTags()));
     }
 
     /** The paper's four rules: state 1, heartbeat within {@code heartbeat}, start within {@code timeout}. */
     boolean valid(EditLockRecord r, Instant now) {
-        EditLockConfig c = config(typeOf(r.resourceId));
-        return r.state == 1 && !now.minus(c.heartbeat()).isAfter(r.heartBeatTime) && !now.minus(c.timeout()).isAfter(r.startTime);
+        return r.state == 1 && Expiry.isHeld(expiry(r, config(typeOf(r.resourceId))), now);
+    }
+
+    /** When the lock lapses unless renewed: a heartbeat after its last, or the timeout after its start, whichever is first. */
+    private static Instant expiry(EditLockRecord r, EditLockConfig c) {
+        Instant byHeartbeat = r.heartBeatTime.plus(c.heartbeat());
+        Instant byTimeout = r.startTime.plus(c.timeout());
+        return byHeartbeat.isBefore(byTimeout) ? byHeartbeat : byTimeout;
     }
 
     private static String typeOf(String resourceId) {
         return resourceId.substring(0, resourceId.indexOf(':'));
     }
 
-    private EditLock toLock(EditLockRecord r, EditResource resource) {
-        EditLockConfig c = config(resource.type());
-        Instant byHeartbeat = r.heartBeatTime.plus(c.heartbeat());
-        Instant byTimeout = r.startTime.plus(c.timeout());
-        return new EditLock(r.lockId, r.userId, resource, r.startTime, r.heartBeatTime,
-                byHeartbeat.isBefore(byTimeout) ? byHeartbeat : byTimeout);
+    EditLock toLock(EditLockRecord r, EditResource resource) {
+        return new EditLock(r.lockId, r.userId, resource, r.startTime, r.heartBeatTime, expiry(r, config(resource.type())));
     }
 
     /** A refusal inside an all-or-nothing transaction: thrown to roll it back, caught to answer. */
@@ -121,27 +119,27 @@ public final class EditLockService {
             try {
                 return objects.inTransaction(() -> user + " locking " + ids, user, tx -> {
                     StatelessSession session = tx.session();
-                    takeTurn(session, "user:" + user);
+                    TURNS.take(session, "user:" + user);
                     // Acquires and saves of one article take turns, so a paragraph is never granted while a
                     // save removes it, nor changed while it is granted.
                     takeArticleTurn(session, article);
                     ObjectTransaction.LockedObject stored = tx.readLocked(ARTICLE_CLASS, idOf(article));
                     Instant now = tx.now();
-                    checkParagraphsExist(sorted, html(stored));
+                    checkParagraphsExist(sorted, Articles.html(stored));
                     checkLimit(session, user, sorted, now);
                     List<EditLock> granted = new ArrayList<>();
                     for (EditResource r : sorted) {
                         granted.add(acquireOne(session, user, r, now, stored.usn()));
                     }
-                    audit(session, now, user, "acquire", ids, "granted", null);
+                    audit.record(session, now, user, "acquire", ids, "granted", null);
                     return new EditLockResult.Granted(granted);
                 });
             } catch (Refusal refused) {
-                auditApart(user, "acquire", ids, "refused", refused.result.reason());
+                audit.recordApart(user, "acquire", ids, "refused", refused.result.reason());
                 return refused.result;
             } catch (LostRace | EngineRuntimeException e) {
                 if (attempt == RACE_ATTEMPTS || !(e instanceof LostRace || Sql.isRace(e))) {
-                    auditApart(user, "acquire", ids, "failed", e.getMessage());
+                    audit.recordApart(user, "acquire", ids, "failed", e.getMessage());
                     throw e;
                 }
             }
@@ -188,11 +186,14 @@ public final class EditLockService {
     private void checkLimit(StatelessSession session, String user, List<EditResource> requested, Instant now) {
         String type = requested.get(0).type();
         EditLockConfig config = config(type);
+        // valid()'s rule in the query: held at now by both, heartBeatTime + heartbeat and startTime + timeout.
         List<Object[]> held = session.createSelectionQuery("select count(l), min(l.startTime) from EditLockRecord l"
-                        + " where l.userId = :u and l.state = 1 and l.resourceId like :type and l.heartBeatTime >= :hb"
-                        + " and l.startTime >= :start and l.resourceId not in (:requested)", Object[].class)
+                        + " where l.userId = :u and l.state = 1 and l.resourceId like :type and "
+                        + Expiry.in("l.heartBeatTime").heldAt(":nowLessHeartbeat") + " and "
+                        + Expiry.in("l.startTime").heldAt(":nowLessTimeout") + " and l.resourceId not in (:requested)", Object[].class)
                 .setParameter("u", user).setParameter("type", type + ":%")
-                .setParameter("hb", now.minus(config.heartbeat())).setParameter("start", now.minus(config.timeout()))
+                .setParameter("nowLessHeartbeat", now.minus(config.heartbeat()))
+                .setParameter("nowLessTimeout", now.minus(config.timeout()))
                 .setParameterList("requested", requested.stream().map(EditResource::resourceId).toList())
                 .getResultList();
         long elsewhere = (Long) held.get(0)[0];
@@ -251,17 +252,8 @@ public final class EditLockService {
     }
 
     /** The article's turn: its acquires and saves write it first. */
-    private static void takeArticleTurn(StatelessSession session, EditResource article) {
-        takeTurn(session, "article:" + article.resourceId());
-    }
-
-    /** Writes the turn row of {@code key} ({@link EditTurnRecord}): transactions that write it take turns. */
-    private static void takeTurn(StatelessSession session, String key) {
-        String update = "UPDATE ts_edit_turn SET usn = usn + 1 WHERE turn_key = :k";
-        if (session.createNativeMutationQuery(update).setParameter("k", key).executeUpdate() == 0) {
-            Sql.insertIfAbsent(session, "INSERT INTO ts_edit_turn (turn_key, usn) VALUES (?, 0)", key);
-            session.createNativeMutationQuery(update).setParameter("k", key).executeUpdate();
-        }
+    static void takeArticleTurn(StatelessSession session, EditResource article) {
+        TURNS.take(session, "article:" + article.resourceId());
     }
 
     public EditLock heartbeat(String user, String lockId) {
@@ -286,17 +278,17 @@ public final class EditLockService {
                     throw EngineRuntimeException.leaseLapsed(lockId, user, row.heartBeatTime);
                 }
                 row.heartBeatTime = release ? row.heartBeatTime : now;
-                audit(session, now, user, operation, List.of(row.resourceId), "ok", null);
+                audit.record(session, now, user, operation, List.of(row.resourceId), "ok", null);
                 return toLock(row, resourceOf(row.resourceId));
             });
         } catch (EngineRuntimeException e) {
-            auditApart(user, operation, List.of(resourceOfLock(lockId)), "refused", e.getMessage());
+            audit.recordApart(user, operation, List.of(resourceOfLock(lockId)), "refused", e.getMessage());
             throw e;
         }
     }
 
     /** The resource a lock id is (or was last) on, for the audit trail of a refusal; the id itself if it names none. */
-    private String resourceOfLock(String lockId) {
+    String resourceOfLock(String lockId) {
         if (lockId == null || lockId.length() > 36) {
             return lockId;
         }
@@ -310,7 +302,7 @@ public final class EditLockService {
      * The lock's row if {@code user} holds it validly at {@code now} (or at all, if null); otherwise
      * the failure the caller learns.
      */
-    private EditLockRecord heldBy(StatelessSession session, String user, String lockId, Instant now) {
+    EditLockRecord heldBy(StatelessSession session, String user, String lockId, Instant now) {
         if (lockId == null || lockId.length() > 36) {
             throw EngineRuntimeException.badArgument("edit lock id", lockId, "a lock id as acquire returned it");
         }
@@ -331,7 +323,7 @@ public final class EditLockService {
         return row;
     }
 
-    private static EditResource resourceOf(String resourceId) {
+    static EditResource resourceOf(String resourceId) {
         int colon = resourceId.indexOf(':');
         int hash = resourceId.indexOf('#');
         String type = resourceId.substring(0, colon);
@@ -374,220 +366,32 @@ public final class EditLockService {
     }
 
     public List<EditAuditEntry> audit(String resourceId, int max) {
-        if (resourceId == null || resourceId.isBlank() || resourceId.length() > 2000) {
-            throw EngineRuntimeException.badArgument("audited resource", resourceId, "a resource id such as wiki:article or a lock id");
-        }
-        if (max < 1 || max > 10_000) {
-            throw EngineRuntimeException.badArgument("audit max", max, "1 to 10000");
-        }
-        return database.inTransaction(() -> "reading the edit audit of " + resourceId, session ->
-                session.createSelectionQuery("from EditAuditRecord a where a.resourceId = :r order by a.id desc", EditAuditRecord.class)
-                        .setParameter("r", resourceId).setMaxResults(max).getResultList().stream()
-                        .map(a -> new EditAuditEntry(a.at, a.userId, a.operation, a.resourceId, a.outcome, a.detail)).toList());
+        return audit.entries(resourceId, max);
     }
 
-    // ---- articles -------------------------------------------------------------------------
-
+    /** An article's object id, from its resource id. */
     static UUID idOf(EditResource article) {
         return UUID.nameUUIDFromBytes(("turnstile-article:" + article.resourceId()).getBytes(StandardCharsets.UTF_8));
     }
 
-    public Article createArticle(String user, String type, String articleId, String html) {
-        checkUser(user);
-        EditResource a = EditResource.article(type, articleId);
-        try {
-            article(a);
-            throw EngineRuntimeException.badArgument("article", a.resourceId(), "it exists already");
-        } catch (EngineRuntimeException e) {
-            if (e.getExceptionCode() != ExceptionCode.E_OBJECT_NOT_FOUND) {
-                throw e;
-            }
-        }
-        CustomObject o = store(user).createCustomObject(ARTICLE_CLASS, idOf(a));
-        o.getProperties().putValue("ArticleType", type);
-        o.getProperties().putValue("ArticleKey", articleId);
-        o.getProperties().putValue("Html", paragraphs(type).canonical(html == null ? "" : html, Set.of()));
-        o.save(RefreshMode.REFRESH);
-        auditApart(user, "create", List.of(a.resourceId()), "ok", null);
-        return toArticle(a, o);
-    }
-
-    public Article article(EditResource article) {
-        EditResource a = article.article();
-        return toArticle(a, store("turnstile").fetchCustomObject(ARTICLE_CLASS, idOf(a), PropertyFilter.ALL));
-    }
-
-    private Article toArticle(EditResource a, CustomObject o) {
-        // Sanitised on the way out too: an article stored before sanitising reaches no page as it was.
-        String html = paragraphs(a.type()).canonical(o.getProperties().getStringValue("Html"));
-        return new Article(a.type(), a.articleId(), html, o.getUpdateSequenceNumber(),
-                config(a.type()).isMinimum() ? paragraphs(a.type()).of(html) : List.of());
-    }
-
-    private ObjectStore store(String user) {
-        return objects.engineStore(user);
-    }
-
-    /**
-     * A save refused inside its transaction (rolled back): the reason, and the resource its audit row
-     * is filed under.
-     */
-    private static final class SaveRefused extends RuntimeException {
-        final String resourceId;
-
-        SaveRefused(String resourceId, String reason) {
-            super(reason, null, false, false);
-            this.resourceId = resourceId;
-        }
-    }
-
-    /**
-     * One transaction: the article row locked, the edit lock checked valid by the database clock and
-     * renewed by a USN-guarded write (so no takeover commits between the check and the write), the
-     * article written, the audit row inserted. A lapse or takeover at any moment either happens
-     * before (the save is refused) or after (it waits for this commit).
-     */
-    public SaveResult save(String user, String lockId, String html, long baseUsn) {
-        checkUser(user);
-        if (html == null) {
-            throw EngineRuntimeException.badArgument("article text", null, "text, possibly empty");
-        }
-        try {
-            return objects.inTransaction(() -> user + " saving under edit lock " + lockId, user, tx -> {
-                StatelessSession session = tx.session();
-                EditResource resource = resourceOf(lockRow(session, user, lockId).resourceId);
-                takeArticleTurn(session, resource.article());
-                UUID articleId = idOf(resource.article());
-                ObjectTransaction.LockedObject stored = tx.readLocked(ARTICLE_CLASS, articleId);
-                Instant now = tx.now();
-                EditLockRecord lock;
-                try {
-                    lock = heldBy(session, user, lockId, now);
-                } catch (EngineRuntimeException e) {
-                    throw new SaveRefused(resource.resourceId(), "your edit lock is no longer valid: " + e.getMessage());
-                }
-                if (!LEASE.guarded(lock.resourceId, lock.usn).set("heart_beat_time", now).update(session)) {
-                    throw new SaveRefused(lock.resourceId, "your edit lock is no longer valid: it changed while saving");
-                }
-                String current = html(stored);
-                String next = resource.isParagraph()
-                        ? paragraphText(resource, lock, current, html, baseUsn)
-                        : articleText(session, user, resource, stored, html, baseUsn, now);
-                long usn = stored.usn();
-                if (!next.equals(current)) {
-                    tx.updateLocked(ARTICLE_CLASS, articleId, values -> values.put("Html", next));
-                    usn++;
-                }
-                audit(session, now, user, "save", List.of(lock.resourceId), "saved", "usn " + usn);
-                return SaveResult.saved(usn);
-            });
-        } catch (SaveRefused refused) {
-            auditApart(user, "save", List.of(refused.resourceId), "refused", refused.getMessage());
-            return SaveResult.refused(refused.getMessage(), html);
-        } catch (EngineRuntimeException e) {
-            auditApart(user, "save", List.of(resourceOfLock(lockId)), "refused", e.getMessage());
-            return SaveResult.refused(e.getMessage(), html);
-        }
-    }
-
-    /** The row of a lock id (whoever holds it), or the refusal: an unknown id was taken over or never issued. */
-    private EditLockRecord lockRow(StatelessSession session, String user, String lockId) {
-        try {
-            return heldBy(session, user, lockId, null);
-        } catch (EngineRuntimeException e) {
-            throw new SaveRefused(lockId, "your edit lock is no longer valid: " + e.getMessage());
-        }
-    }
-
-    /** A paragraph save: the paragraph's new content merged into the stored article. */
-    private String paragraphText(EditResource paragraph, EditLockRecord lock, String current, String content, long baseUsn) {
-        if (lock.articleUsn != null && baseUsn < lock.articleUsn) {
-            throw new SaveRefused(lock.resourceId, "you loaded the article at USN " + baseUsn + ", before your lock on"
-                    + " paragraph " + paragraph.paragraphId() + " was granted at USN " + lock.articleUsn
-                    + ": load it again and edit from there");
-        }
-        try {
-            String next = paragraphs(paragraph.type()).replace(current, paragraph.paragraphId(), content);
-            if (next == null) {
-                throw new SaveRefused(lock.resourceId, "paragraph " + paragraph.paragraphId() + " is no longer in the article");
-            }
-            return next;
-        } catch (Paragraphs.Split split) {
-            throw new SaveRefused(lock.resourceId, split.getMessage());
-        }
-    }
-
-    /**
-     * An article save: on the USN the editor loaded, and leaving every paragraph another user holds
-     * as it is, where it is (the paper greys them in the article editor; the server enforces it).
-     */
-    private String articleText(StatelessSession session, String user, EditResource article, ObjectTransaction.LockedObject stored,
-                               String html, long baseUsn, Instant now) {
-        if (stored.usn() != baseUsn) {
-            throw new SaveRefused(article.resourceId(), "the article was changed since you loaded it (your USN " + baseUsn
-                    + ", now " + stored.usn() + ")");
-        }
-        Paragraphs rules = paragraphs(article.type());
-        Map<String, String> before = rules.byId(rules.canonical(html(stored)));
-        String next = rules.canonical(html, before.keySet());
-        Map<String, String> after = rules.byId(next);
-        List<String> keptBefore = before.keySet().stream().filter(after::containsKey).toList();
-        List<String> keptAfter = after.keySet().stream().filter(before::containsKey).toList();
-        for (EditLockRecord held : locksOf(session, article)) {
-            String pid = resourceOf(held.resourceId).paragraphId();
-            if (pid == null || !valid(held, now) || held.userId.equals(user)) {
-                continue;
-            }
-            String change = !before.containsKey(pid) ? null
-                    : !after.containsKey(pid) ? "remove"
-                    : !after.get(pid).equals(before.get(pid)) ? "change"
-                    : keptBefore.indexOf(pid) != keptAfter.indexOf(pid) ? "move" : null;
-            if (change != null) {
-                throw new SaveRefused(article.resourceId(), "the save would " + change + " paragraph " + pid + ", which "
-                        + held.userId + " is editing since " + held.startTime + "; leave it as it is");
-            }
-        }
-        return next;
-    }
-
     /** The lock records of an article and its paragraphs, valid or not. */
-    private static List<EditLockRecord> locksOf(StatelessSession session, EditResource article) {
+    static List<EditLockRecord> locksOf(StatelessSession session, EditResource article) {
         return session.createSelectionQuery("from EditLockRecord l where l.resourceId = :a or l.resourceId like :p escape '"
                         + Sql.LIKE_ESCAPE + "'", EditLockRecord.class)
                 .setParameter("a", article.resourceId()).setParameter("p", Sql.likeLiteral(article.resourceId()) + "#%")
                 .getResultList();
     }
 
-    private static String html(ObjectTransaction.LockedObject article) {
-        return (String) article.values().get("Html");
+    Articles articles() {
+        return articles;
     }
 
-    /** Audit rows of an operation, in its own transaction: the row commits with what it records. */
-    private void audit(StatelessSession session, Instant now, String user, String operation, List<String> resources,
-                       String outcome, String detail) {
-        for (String resource : resources) {
-            session.insert(new EditAuditRecord(now, user, operation, resource, outcome, detail));
-        }
-        OLD_AUDIT.nowAndThen(session, Map.of("cutoff", now.minus(auditRetention)));
-    }
-
-    /** Deletes up to 500 audit rows past the retention at once (for tests: the sweep runs by chance). */
+    /** Deletes old audit rows at once (for tests). */
     int sweepAudit() {
-        Instant now = database.now();
-        return database.inTransaction(() -> "deleting old edit-lock audit rows",
-                session -> OLD_AUDIT.run(session, Map.of("cutoff", now.minus(auditRetention))));
+        return audit.sweep();
     }
 
-    /** Audit rows in a transaction of their own: for refusals, whose transaction rolled back, and article writes. */
-    private void auditApart(String user, String operation, List<String> resources, String outcome, String detail) {
-        Instant now = database.now();
-        database.inTransaction(() -> "auditing " + operation, session -> {
-            audit(session, now, user, operation, resources, outcome, detail);
-            return null;
-        });
-    }
-
-    private void checkUser(String user) {
+    void checkUser(String user) {
         database.refuseInHostTransaction("An edit lock operation");
         if (user == null || user.isBlank() || user.length() > 128) {
             throw EngineRuntimeException.badArgument("user", user, "1 to 128 characters");

@@ -1,5 +1,7 @@
 package dev.turnstile.engine.objects;
 
+import dev.turnstile.engine.db.Expiry;
+
 import java.time.Instant;
 import java.util.UUID;
 
@@ -18,7 +20,6 @@ record LockState(String holder, String owner, UUID token, Integer timeoutSeconds
 
     /** Held at {@code now}: a lock whose expiry has not passed. */
     boolean isHeldAt(Instant now, Instant dateLastModified) {
-        Instant expiry = expiry(dateLastModified);
-        return expiry != null && !expiry.isBefore(now);
+        return Expiry.isHeld(expiry(dateLastModified), now);
     }
 }

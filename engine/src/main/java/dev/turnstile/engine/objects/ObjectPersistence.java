@@ -9,6 +9,7 @@ import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeKind;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.GuardedWrite;
 import dev.turnstile.engine.db.KeyedMutex;
 import dev.turnstile.engine.db.Notifications;
@@ -515,7 +516,7 @@ final class ObjectPersistence {
                     .getResultList().stream()
                     .map(r -> new ObjectLockInfo((String) r[0], (UUID) r[1], (String) r[2], (String) r[3],
                             new LockState((String) r[2], (String) r[3], null, (Integer) r[4]).expiry((Instant) r[5])))
-                    .filter(l -> l.expiresAt() != null && !l.expiresAt().isBefore(now))
+                    .filter(l -> Expiry.isHeld(l.expiresAt(), now))
                     .sorted(java.util.Comparator.comparing(ObjectLockInfo::expiresAt))
                     .toList();
         });
@@ -646,7 +647,7 @@ final class ObjectPersistence {
      */
     private void refuseIfHeldHere(Transaction tx, DefaultIndependentObject o) {
         HeldHere here = heldHere.getIfPresent(o.getId());
-        if (here == null || !here.lock().exists() || !here.expiry().isAfter(tx.now)
+        if (here == null || !here.lock().exists() || !Expiry.isHeld(here.expiry(), tx.now)
                 || !o.pendingLock().refusedBy(here.lock(), tx.actor.user())) {
             return;
         }
@@ -723,6 +724,9 @@ final class ObjectPersistence {
         return null;
     }
 
+    /** FileNet's lock expiry, DateLastModified + LockTimeout, in {@link #LOCK_IN_ONE_STATEMENT}'s SQL (PostgreSQL). */
+    private static final Expiry LOCK_EXPIRY = Expiry.secondsAfter("date_last_modified", "lock_timeout", "PostgreSQL");
+
     /**
      * {@link #lockInOneStatement}: the row written, or (granted false) the row as found. Parameters:
      * user, now, user, now, new token, user, owner, timeout, id, class, user, now, id.
@@ -731,16 +735,16 @@ final class ObjectPersistence {
             WITH written AS (
                 UPDATE ts_object SET usn = usn + 1, last_modifier = ?,
                     date_last_modified = GREATEST(date_last_modified, ?),
-                    lock_token = CASE WHEN lock_holder = ?
-                        AND date_last_modified + lock_timeout * INTERVAL '1 second' >= ? THEN lock_token ELSE ? END,
+                    lock_token = CASE WHEN lock_holder = ? AND %s THEN lock_token ELSE ? END,
                     lock_holder = ?, lock_owner = ?, lock_timeout = ?
                 WHERE id = ? AND class_name = ? AND (lock_holder IS NULL OR lock_holder = ?
                     OR (lock_holder = ? AND lock_token = ?)
-                    OR date_last_modified + lock_timeout * INTERVAL '1 second' < ?)
+                    OR %s)
                 RETURNING *)
             SELECT w.*, TRUE AS granted FROM written w
             UNION ALL
-            SELECT o.*, FALSE FROM ts_object o WHERE o.id = ? AND NOT EXISTS (SELECT 1 FROM written)""";
+            SELECT o.*, FALSE FROM ts_object o WHERE o.id = ? AND NOT EXISTS (SELECT 1 FROM written)"""
+            .formatted(LOCK_EXPIRY.heldAt("?"), LOCK_EXPIRY.lapsedAt("?"));
 
     /** A row {@link #LOCK_IN_ONE_STATEMENT} returned, and whether it was written. */
     private record FoundRow(ObjectRecord row, boolean granted) {

@@ -5,6 +5,7 @@ import dev.turnstile.api.treelock.TreeLockMode;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.db.Sweep;
@@ -45,9 +46,13 @@ final class TreeLockStore {
     private final OneStatementTreeLocks oneStatement;
 
     TreeLockStore(Database database) {
+        this(database, Sql.isPostgres(database.productName()));
+    }
+
+    /** With {@code oneStatement} false, PostgreSQL too takes the transactions every database takes (the two-path tests). */
+    TreeLockStore(Database database, boolean oneStatement) {
         this.database = database;
-        this.oneStatement = Sql.isPostgres(database.productName())
-                ? new OneStatementTreeLocks(database, HEADS.freeMineOrLapsed("a.lease", "a.now_at")) : null;
+        this.oneStatement = oneStatement ? new OneStatementTreeLocks(database, HEADS.freeMineOrLapsed("a.lease", "a.now_at")) : null;
         for (GrayMode mode : GrayMode.values()) {
             StringBuilder sql = new StringBuilder("UPDATE ts_tree_node SET usn = usn + 1, ").append(mode.column)
                     .append(" = ").append(mode.column).append(" + 1 WHERE node_path = :path");
@@ -230,7 +235,7 @@ final class TreeLockStore {
     List<TreeLockRequest> reapExpired() {
         List<Object[]> lapsed = database.inTransaction(() -> "finding lapsed tree locks", session ->
                 session.createNativeQuery("SELECT lease_id, owner_info, lease_nodes, expires_at FROM ts_tree_lease"
-                                + " WHERE expires_at < :now ORDER BY expires_at", Object[].class)
+                                + " WHERE " + Expiry.in("expires_at").lapsedAt(":now") + " ORDER BY expires_at", Object[].class)
                         .setParameter("now", database.now()).setMaxResults(REAP_BATCH).getResultList());
         List<TreeLockRequest> reaped = new ArrayList<>();
         for (Object[] row : lapsed) {
@@ -282,7 +287,7 @@ final class TreeLockStore {
         Instant now = database.now();
         return database.inTransaction(() -> "reading the queue of " + node, session -> {
             TreeNodeRecord row = session.get(TreeNodeRecord.class, node.toString());
-            return row != null && row.headLease != null && !row.headExpires.isBefore(now);
+            return row != null && row.headLease != null && Expiry.isHeld(row.headExpires, now);
         });
     }
 
@@ -308,7 +313,7 @@ final class TreeLockStore {
     private List<TreeLockInfo> info(List<Held> leases) {
         Instant now = database.now();
         return leases.stream().map(held -> new TreeLockInfo(held.row.leaseId, held.row.owner, held.request.nodes(),
-                held.row.acquiredAt, held.row.expiresAt, held.row.expiresAt.isBefore(now))).toList();
+                held.row.acquiredAt, held.row.expiresAt, Expiry.isLapsed(held.row.expiresAt, now))).toList();
     }
 
     /** The leases whose nodes conflict with {@code request}, as text for a refusal message. */
