@@ -7,7 +7,9 @@ import org.jfree.chart.axis.LogAxis;
 import org.jfree.chart.plot.CategoryPlot;
 import org.jfree.chart.plot.PlotOrientation;
 import org.jfree.chart.renderer.category.BarRenderer;
+import org.jfree.data.Range;
 import org.jfree.data.category.DefaultCategoryDataset;
+import org.jfree.data.general.DatasetUtils;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -244,47 +246,61 @@ final class ReportCommand implements Callable<Integer> {
     /**
      * A bar chart of the table, a bar group per row (named by its first {@code labelColumns}
      * cells): of its percentile columns if the caption says the table is of times "(ms" or "(µs",
-     * else of its rate columns; on a logarithmic axis where the values span more than 30×. False
-     * if there is nothing to draw.
+     * else of its rate columns — with a bar per database where rows of several databases have
+     * one such column — on a logarithmic axis where the values span more than 30×. False if there
+     * is nothing to draw.
      */
     static boolean chart(List<String> table, int labelColumns, String caption, Path file) throws IOException {
-        if (table.size() < 3) {
-            return false;
-        }
-        boolean times = TIME_CAPTION.matcher(caption).matches();
-        String[] header = cells(table.get(0));
-        DefaultCategoryDataset data = new DefaultCategoryDataset();
-        double min = Double.MAX_VALUE;
-        double max = 0;
-        for (String row : table.subList(2, table.size())) {
-            String[] cells = cells(row);
-            String label = String.join(" · ", Arrays.asList(cells).subList(0, Math.min(labelColumns, cells.length)));
-            for (int c = labelColumns; c < Math.min(header.length, cells.length); c++) {
-                Double value = number(cells[c]);
-                boolean drawn = times ? PERCENTILE.matcher(header[c]).matches() : !NOT_A_RATE.matcher(header[c]).matches();
-                if (value != null && value > 0 && drawn) {
-                    data.addValue(value, header[c], label);
-                    min = Math.min(min, value);
-                    max = Math.max(max, value);
-                }
-            }
-        }
+        DefaultCategoryDataset data = dataset(table, labelColumns, caption);
         if (data.getRowCount() == 0) {
             return false;
         }
+        Range values = DatasetUtils.findRangeBounds(data);
+        boolean times = TIME_CAPTION.matcher(caption).matches();
+        String[] header = cells(table.get(0));
         String unit = !times ? "per second" : caption.contains("(µs") ? "µs" : "ms";
         // Horizontal bars: the rows' names (scenarios, cells) are long and stay whole on the left.
         JFreeChart chart = ChartFactory.createBarChart(caption.length() > 90 ? caption.substring(0, 87) + "…" : caption,
                 header[0], unit, data, PlotOrientation.HORIZONTAL, true, false, false);
         CategoryPlot plot = chart.getCategoryPlot();
+        plot.getDomainAxis().setMaximumCategoryLabelWidthRatio(0.45f);
         plot.setBackgroundPaint(java.awt.Color.WHITE);
         plot.setRangeGridlinePaint(java.awt.Color.GRAY);
-        if (max / min > 30) {
+        if (values.getUpperBound() / values.getLowerBound() > 30) {
             plot.setRangeAxis(new LogAxis(unit + " (logarithmic)"));
-            ((BarRenderer) plot.getRenderer()).setBase(min / 2);
+            ((BarRenderer) plot.getRenderer()).setBase(values.getLowerBound() / 2);
         }
         ChartUtils.saveChartAsPNG(file.toFile(), chart, 900, 160 + 28 * data.getColumnCount() * Math.max(1, data.getRowCount()));
         return true;
+    }
+
+    /** What {@link #chart} draws: a value per drawn column (or database) and row; empty if nothing is drawn. */
+    static DefaultCategoryDataset dataset(List<String> table, int labelColumns, String caption) {
+        DefaultCategoryDataset data = new DefaultCategoryDataset();
+        if (table.size() < 3) {
+            return data;
+        }
+        boolean times = TIME_CAPTION.matcher(caption).matches();
+        String[] header = cells(table.get(0));
+        List<Integer> drawn = new ArrayList<>();
+        for (int c = labelColumns; c < header.length; c++) {
+            if (times ? PERCENTILE.matcher(header[c]).matches() : !NOT_A_RATE.matcher(header[c]).matches()) {
+                drawn.add(c);
+            }
+        }
+        // One column drawn for rows of several databases: a bar per database (the series), grouped by row.
+        boolean byDatabase = labelColumns == 2 && drawn.size() == 1;
+        for (String row : table.subList(2, table.size())) {
+            String[] cells = cells(row);
+            String label = byDatabase ? cells[0] : String.join(" · ", Arrays.asList(cells).subList(0, Math.min(labelColumns, cells.length)));
+            for (int c : drawn) {
+                Double value = c < cells.length ? number(cells[c]) : null;
+                if (value != null && value > 0) {
+                    data.addValue(value, byDatabase ? cells[1] : header[c], label);
+                }
+            }
+        }
+        return data;
     }
 
     private static String[] cells(String row) {

@@ -115,4 +115,17 @@ class ReportCommandTest {
         assertThat(ReportCommand.chart(List.of("| | p50 | p99 | samples |", "|---|---|---|---|", "| floor | 0.9 | 7.9 | 50 |"),
                 1, "Hand-over latency, a table of rates", dir.resolve("none.png"))).isFalse();
     }
+
+    @Test
+    void rowsOfSeveralDatabases_withOneRateColumn_areDrawnWithABarPerDatabase_andWithSeveral_aBarPerColumn() {
+        var one = ReportCommand.dataset(List.of("| scenario | database | increments/s | time vs floor |", "|---|---|---|---|",
+                "| floor | H2 | 7,775 | 1.00× |", "| floor | PostgreSQL | 2,873 | 1.00× |"), 2, "Uncontended");
+        assertThat(one.getRowKeys()).containsExactly("H2", "PostgreSQL");
+        assertThat(one.getColumnKeys()).containsExactly("floor");
+
+        var several = ReportCommand.dataset(List.of("| cell | database | SHEDLOCK | TURNSTILE |", "|---|---|---|---|",
+                "| 1 thread | H2 | 842 | 1,476 |", "| 1 thread | MariaDB | 795 | 734 |"), 2, "Pairs");
+        assertThat(several.getRowKeys()).containsExactly("SHEDLOCK", "TURNSTILE");
+        assertThat(several.getColumnKeys()).containsExactly("1 thread · H2", "1 thread · MariaDB");
+    }
 }
