@@ -9,6 +9,8 @@ import dev.turnstile.api.dispenser.ResetPeriod;
 import dev.turnstile.engine.EngineInternals;
 import dev.turnstile.engine.MutableClock;
 import dev.turnstile.engine.TestDatabases;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -71,47 +73,57 @@ class PostgresTwoPathTakeTest {
                                 Step.take("2027-01-15T00:00:00Z", 2))));
     }
 
+    private static final EngineConfig BASE = TestDatabases.postgres();
+    private static final MutableClock CLOCK = new MutableClock(Instant.parse(T0));
+    private static ContentEngine engine;
+
+    @BeforeAll
+    static void open() {
+        engine = ContentEngine.open(EngineConfig.from(BASE).clock(CLOCK).build());
+    }
+
+    @AfterAll
+    static void close() {
+        engine.close();
+    }
+
     @ParameterizedTest(name = "{0}")
     @MethodSource("cases")
     void oneStatement_andTheObjectLayer_takeTheSameNumbers_andLeaveTheSameRows(Case c) throws Exception {
-        EngineConfig base = TestDatabases.postgres();
-        MutableClock clock = new MutableClock(Instant.parse(c.steps().get(0).at()));
-        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(base).clock(clock).build())) {
-            DispenserServices services = EngineInternals.dispenserServices(engine);
-            String suffix = UUID.randomUUID().toString().substring(0, 8);
-            String fastName = "fast-" + suffix;
-            String genericName = "generic-" + suffix;
-            DispenserConfig config = DispenserConfig.builder().reset(c.reset()).start(c.start()).register(c.register()).build();
-            var admin = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers();
-            admin.create(fastName, config);
-            admin.create(genericName, config);
-            UUID fast = DispenserServices.idOf(fastName);
-            UUID generic = DispenserServices.idOf(genericName);
+        DispenserServices services = EngineInternals.dispenserServices(engine);
+        String suffix = UUID.randomUUID().toString().substring(0, 8);
+        String fastName = "fast-" + suffix;
+        String genericName = "generic-" + suffix;
+        DispenserConfig config = DispenserConfig.builder().reset(c.reset()).start(c.start()).register(c.register()).build();
+        var admin = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers();
+        admin.create(fastName, config);
+        admin.create(genericName, config);
+        UUID fast = DispenserServices.idOf(fastName);
+        UUID generic = DispenserServices.idOf(genericName);
 
-            List<String> fastBlocks = new ArrayList<>();
-            List<String> genericBlocks = new ArrayList<>();
-            for (Step step : c.steps()) {
-                clock.set(Instant.parse(step.at()));
-                if (step.setStart() != null) {
-                    admin.get(fastName).setStart(step.setStart());
-                    admin.get(genericName).setStart(step.setStart());
-                    continue;
-                }
-                NumberBlock one = services.oneStatementTake.take(fast, step.count(), "clerk");
-                assertThat(one).as("the one-statement path ran").isNotNull();
-                NumberBlock other = services.objects.inTransaction(() -> "the object layer's take", "clerk",
-                        tx -> Pessimistic.take(tx, generic, step.count()));
-                fastBlocks.add(text(one));
-                genericBlocks.add(text(other));
+        List<String> fastBlocks = new ArrayList<>();
+        List<String> genericBlocks = new ArrayList<>();
+        for (Step step : c.steps()) {
+            CLOCK.set(Instant.parse(step.at()));
+            if (step.setStart() != null) {
+                admin.get(fastName).setStart(step.setStart());
+                admin.get(genericName).setStart(step.setStart());
+                continue;
             }
-
-            assertThat(fastBlocks).as("numbers answered").isEqualTo(genericBlocks);
-            assertThat(row(base, fast)).as("counter row").isEqualTo(row(base, generic));
-            List<String> rows = register(base, fastName);
-            assertThat(rows).as("register rows").isEqualTo(register(base, genericName));
-            assertThat(rows.stream().filter(r -> r.contains(" clerk ")).count()).as("a register row per number taken, if registered")
-                    .isEqualTo(c.register() ? fastBlocks.stream().mapToLong(b -> Long.parseLong(b.split(" ")[1])).sum() : 0);
+            NumberBlock one = services.oneStatementTake.take(fast, step.count(), "clerk");
+            assertThat(one).as("the one-statement path ran").isNotNull();
+            NumberBlock other = services.objects.inTransaction(() -> "the object layer's take", "clerk",
+                    tx -> Pessimistic.take(tx, generic, step.count()));
+            fastBlocks.add(text(one));
+            genericBlocks.add(text(other));
         }
+
+        assertThat(fastBlocks).as("numbers answered").isEqualTo(genericBlocks);
+        assertThat(row(BASE, fast)).as("counter row").isEqualTo(row(BASE, generic));
+        List<String> rows = register(BASE, fastName);
+        assertThat(rows).as("register rows").isEqualTo(register(BASE, genericName));
+        assertThat(rows.stream().filter(r -> r.contains(" clerk ")).count()).as("a register row per number taken, if registered")
+                .isEqualTo(c.register() ? fastBlocks.stream().mapToLong(b -> Long.parseLong(b.split(" ")[1])).sum() : 0);
     }
 
     private static String text(NumberBlock b) {
