@@ -13,7 +13,6 @@ import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.GuardedWrite;
 import dev.turnstile.engine.db.KeyedMutex;
 import dev.turnstile.engine.db.Notifications;
-import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.db.WakeUps;
 import org.hibernate.LockMode;
 import org.hibernate.StatelessSession;
@@ -73,8 +72,8 @@ final class ObjectPersistence {
     private final LockPasses passes = new LockPasses();
     /** Lock requests of this engine in flight, by object ({@link #save}). */
     private final KeyedMutex lockRequests = new KeyedMutex();
-    /** Whether a lock request may be decided in one statement ({@link #lockInOneStatement}). */
-    private final boolean postgres;
+    /** Whether a lock request may be decided in one statement ({@link #lockInOneStatement}): on PostgreSQL. */
+    private final boolean lockStatement;
     /** The channel on which an unlock (or a delete) tells other processes' waiters the object's id. */
     static final String UNLOCKS = "turnstile_object_unlock";
     /**
@@ -89,14 +88,14 @@ final class ObjectPersistence {
     private static final String DELETED = "deleted ";
 
     ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors, SystemClasses systemClasses,
-                      Duration handOver) {
+                      Duration handOver, boolean lockStatement) {
         this.handOverNanos = handOver.toNanos();
         this.handedOver = handOver.isZero() ? null : Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(handOver).build();
         this.systemClasses = systemClasses;
         this.database = database;
         this.classes = classes;
         this.preprocessors = preprocessors;
-        this.postgres = Sql.isPostgres(database.productName());
+        this.lockStatement = lockStatement;
         this.unlockWaiters = new WakeUps(new WakeUps.Announcer() {
             @Override
             public boolean announce(List<Object> ids, Duration wait) {
@@ -548,7 +547,7 @@ final class ObjectPersistence {
         }
         DefaultIndependentObject o = ordered.get(0);
         LockRules.Pending action = o.pendingLock();
-        boolean lock = action.locking() && postgres && o.getUpdateSequenceNumber() == null;
+        boolean lock = action.locking() && lockStatement && o.getUpdateSequenceNumber() == null;
         // An unlock may carry the values it guarded (the article's lock, change, save with the unlock):
         // from the known state the guarded UPDATE is still the save's only write.
         boolean unlock = action.unlocking() && o.knownStoredValues() != null;
@@ -673,7 +672,7 @@ final class ObjectPersistence {
      * it — and the request looks, as before.
      */
     private ObjectState lockInOneStatement(Transaction tx, DefaultIndependentObject o) {
-        if (!postgres || !o.pendingValues().isEmpty() || o.getUpdateSequenceNumber() != null) {
+        if (!lockStatement || !o.pendingValues().isEmpty() || o.getUpdateSequenceNumber() != null) {
             return null; // a USN stated is checked on a look (checkedRead), as a save's
         }
         if (needsTransaction(tx, o)) {

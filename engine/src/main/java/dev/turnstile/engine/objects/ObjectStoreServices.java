@@ -3,6 +3,7 @@ package dev.turnstile.engine.objects;
 import dev.turnstile.api.ChangePreprocessor;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Sql;
 
 import java.time.Duration;
 import java.util.List;
@@ -33,10 +34,18 @@ public final class ObjectStoreServices {
     private final String lockBreakerRole;
 
     public ObjectStoreServices(Database database, String lockBreakerRole, Duration lockHandOver) {
+        this(database, lockBreakerRole, lockHandOver, Sql.isPostgres(database.productName()));
+    }
+
+    /**
+     * With {@code lockStatement} false a lock request takes the transaction every database takes,
+     * on PostgreSQL too, where it is otherwise decided in one statement (the two-path tests).
+     */
+    ObjectStoreServices(Database database, String lockBreakerRole, Duration lockHandOver, boolean lockStatement) {
         this.database = database;
         this.lockBreakerRole = lockBreakerRole;
         this.classes = new ClassRegistry(database, systemClasses);
-        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses, lockHandOver);
+        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses, lockHandOver, lockStatement);
     }
 
     /**
