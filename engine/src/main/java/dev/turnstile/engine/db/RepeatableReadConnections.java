@@ -11,7 +11,7 @@ import java.util.logging.Logger;
 
 /**
  * A host's DataSource on H2 as the engine's own transactions use it: each connection at REPEATABLE
- * READ while the engine has it ({@link Database#isolation}: H2 loses updates at READ COMMITTED), and
+ * READ while the engine has it ({@link EnginePool#isolation}: H2 loses updates at READ COMMITTED), and
  * at the isolation it came with again when the engine gives it back, so the host's pool gets its
  * connection as it lent it. Work that joins the host's transaction runs on the host's connection,
  * at the host's isolation.

@@ -135,7 +135,7 @@ final class SharedH2File implements DataSource {
      * last answered commits with it and their numbers were issued again (6 to 35 per workload in
      * {@code H2ServingProcessKilledTest}); written before answered, none. It had been ruled out for
      * the lost update H2 showed with it at READ COMMITTED, which the engine's REPEATABLE READ ends
-     * ({@link Database#isolation}).
+     * ({@link EnginePool#isolation}).
      */
     static String writtenBeforeAnswered(String url) {
         return url.toUpperCase(Locale.ROOT).contains(";WRITE_DELAY=") ? url : url + ";WRITE_DELAY=0";

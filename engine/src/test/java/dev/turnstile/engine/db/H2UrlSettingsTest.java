@@ -13,14 +13,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 class H2UrlSettingsTest {
     @Test
     void h2Urls_getResultReuseOff_unlessTheySayOtherwise_loseAutoReconnect_andOtherDatabasesAreLeftAlone() {
-        assertThat(Database.h2Settings("jdbc:h2:file:./x;AUTO_SERVER=TRUE"))
+        assertThat(EnginePool.h2Settings("jdbc:h2:file:./x;AUTO_SERVER=TRUE"))
                 .isEqualTo("jdbc:h2:file:./x;AUTO_SERVER=TRUE;OPTIMIZE_REUSE_RESULTS=FALSE");
-        assertThat(Database.h2Settings("jdbc:h2:file:./x;optimize_reuse_results=TRUE"))
+        assertThat(EnginePool.h2Settings("jdbc:h2:file:./x;optimize_reuse_results=TRUE"))
                 .isEqualTo("jdbc:h2:file:./x;optimize_reuse_results=TRUE");
-        assertThat(Database.h2Settings("jdbc:h2:file:./x;AUTO_SERVER=TRUE;auto_reconnect=TRUE;LOCK_TIMEOUT=10000"))
+        assertThat(EnginePool.h2Settings("jdbc:h2:file:./x;AUTO_SERVER=TRUE;auto_reconnect=TRUE;LOCK_TIMEOUT=10000"))
                 .as("AUTO_RECONNECT is dropped").isEqualTo(
                         "jdbc:h2:file:./x;AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000;OPTIMIZE_REUSE_RESULTS=FALSE");
-        assertThat(Database.h2Settings("jdbc:postgresql://127.0.0.1:5432/test"))
+        assertThat(EnginePool.h2Settings("jdbc:postgresql://127.0.0.1:5432/test"))
                 .isEqualTo("jdbc:postgresql://127.0.0.1:5432/test");
     }
 
