@@ -19,7 +19,7 @@ final class EnginePool {
     private EnginePool() {
     }
 
-    /** The engine's own pool for {@code config}'s URL, user and sizes; refused naming the URL and user if it cannot connect. */
+    /** The engine's own pool for {@code config}'s URL, user and sizes; refused naming URL and user if it cannot connect. */
     static HikariDataSource open(EngineConfig config) {
         requireDriver(config.jdbcUrl());
         serveH2OnLoopback(config.jdbcUrl());
