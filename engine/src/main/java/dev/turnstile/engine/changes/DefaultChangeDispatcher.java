@@ -193,7 +193,7 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
      */
     private boolean saidItWaits() {
         try {
-            return feed.database.announceWaiter(ChangeLog.CHANNEL, config.idleDelay());
+            return feed.database.waiting().announce(ChangeLog.CHANNEL, config.idleDelay());
         } catch (RuntimeException e) {
             log.debug("{}: could not say that it waits for changes; it looks again after its idle delay", name, e);
             return false;

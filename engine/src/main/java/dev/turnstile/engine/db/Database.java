@@ -52,6 +52,7 @@ public final class Database implements AutoCloseable {
     /** H2: its conflicts run again for {@link #H2_CONFLICTS}, not {@link #CONFLICT_ATTEMPTS} times. */
     private final boolean h2;
     private final Notifications notifications;
+    private final Waiting waiting;
     /** On a Galera cluster, the nodes engines write through (warned of when more than one); null elsewhere. */
     private final GaleraWriterNodes writerNodes;
     /** Transactions the current thread has open on this database (a thread holding a connection). */
@@ -71,6 +72,7 @@ public final class Database implements AutoCloseable {
             this.notifications = new Notifications(productName, ownsPool
                     ? () -> java.sql.DriverManager.getConnection(config.jdbcUrl(), config.username(), config.password())
                     : config.dataSource()::getConnection, counter);
+            this.waiting = new Waiting(this, notifications);
             String where = ownsPool ? config.jdbcUrl() : "the host's DataSource";
             boolean galera = Galera.checkCausalReads(dataSource, productName, where);
             Replication.warnIfStandbysAreAsynchronous(dataSource, productName, where);
@@ -344,61 +346,9 @@ public final class Database implements AutoCloseable {
         return productName;
     }
 
-    /**
-     * Says that this process has a waiter on {@code topic} (a channel's releases, or one object's:
-     * {@link Notifications#anotherProcessWaits}) for at least {@code wait} more, so that
-     * releases in other processes notify it (on PostgreSQL they send no note while no other process
-     * waits); true if it said so just now — a release that committed before it did not notify, so
-     * the waiter looks again before it waits. Said once per {@link Notifications#ANNOUNCED_SLACK} at
-     * most while waiters keep waiting briefly, once for a long wait; never where nothing notifies.
-     */
-    public boolean announceWaiter(String topic, Duration wait) {
-        if (!notifications.mustAnnounceWaiting(topic, wait)) {
-            return false; // the common case, without the lock
-        }
-        synchronized (notifications.announcing(topic)) {
-            if (!notifications.mustAnnounceWaiting(topic, wait)) {
-                return false;
-            }
-            alone(() -> "announcing a waiter on " + topic, session -> {
-                notifications.announceWaiting(session, topic, wait);
-                return null;
-            });
-            return true;
-        }
-    }
-
-    /**
-     * Takes back what this process said of its waiters on {@code topic} ({@link #announceWaiter}) if
-     * it said they wait seconds more and {@code nobodyWaits} still holds: a waiter that got the lock
-     * or gave up otherwise left its word standing, and releases elsewhere notified it, and handed it
-     * turns, until its last wait ran out. Runs even on an interrupted thread (a caller that gave up).
-     * What was said is forgotten before {@code nobodyWaits} is asked: a waiter that came after the
-     * question says it again (under the same lock), one that came before it is seen by it.
-     */
-    public void withdrawWaiter(String topic, java.util.function.BooleanSupplier nobodyWaits) {
-        if (!notifications.mustWithdrawWaiting(topic)) {
-            return; // the common case, without the lock: a brief wait's word lapses soon
-        }
-        boolean interrupted = Thread.interrupted();
-        try {
-            synchronized (notifications.announcing(topic)) {
-                if (!notifications.mustWithdrawWaiting(topic)) {
-                    return;
-                }
-                notifications.forgetAnnounced(topic);
-                if (nobodyWaits.getAsBoolean()) {
-                    alone(() -> "withdrawing a waiter on " + topic, session -> {
-                        notifications.withdrawWaiting(session, topic);
-                        return null;
-                    });
-                }
-            }
-        } finally {
-            if (interrupted) {
-                Thread.currentThread().interrupt();
-            }
-        }
+    /** What this process says in {@code ts_waiting} of its waiters, so that releases elsewhere notify it. */
+    public Waiting waiting() {
+        return waiting;
     }
 
     /** Wake-ups between the engines on this database (PostgreSQL LISTEN/NOTIFY; none elsewhere). */

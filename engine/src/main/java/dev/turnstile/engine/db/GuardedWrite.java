@@ -88,7 +88,7 @@ public final class GuardedWrite {
     /**
      * Also tells other processes, on a database with notifications, {@code payload} on
      * {@code channel} if the row is written and one of them has said it has a waiter on
-     * {@code topic} ({@link Database#announceWaiter}) — delivered when the transaction commits. Sent
+     * {@code topic} ({@link Waiting#announce}) — delivered when the transaction commits. Sent
      * by the same statement ({@code RETURNING pg_notify(…)}), so it costs no round trip.
      */
     public GuardedWrite notifying(Notifications notifications, String channel, String topic, String payload) {

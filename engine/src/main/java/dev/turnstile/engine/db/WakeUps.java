@@ -46,7 +46,7 @@ public final class WakeUps {
 
     /**
      * Says, before a waiter here waits for {@code keys}, that this process has one, so that their
-     * releases in other processes send it a note ({@link Database#announceWaiter}); true if it said
+     * releases in other processes send it a note ({@link Waiting#announce}); true if it said
      * so just now.
      */
     @FunctionalInterface
@@ -55,7 +55,7 @@ public final class WakeUps {
 
         /**
          * Takes back what this process said of its waiters on {@code key} if {@code nobodyWaits}
-         * holds when it does ({@link Database#withdrawWaiter}); by default there is nothing to take back.
+         * holds when it does ({@link Waiting#withdraw}); by default there is nothing to take back.
          */
         default void withdraw(Object key, BooleanSupplier nobodyWaits) {
         }

@@ -101,14 +101,14 @@ final class ObjectPersistence {
             public boolean announce(List<Object> ids, Duration wait) {
                 boolean said = false;
                 for (Object id : ids) {
-                    said |= database.announceWaiter(unlockTopic(id), wait);
+                    said |= database.waiting().announce(unlockTopic(id), wait);
                 }
                 return said;
             }
 
             @Override
             public void withdraw(Object id, java.util.function.BooleanSupplier nobodyWaits) {
-                database.withdrawWaiter(unlockTopic(id), nobodyWaits);
+                database.waiting().withdraw(unlockTopic(id), nobodyWaits);
             }
         });
         // Another engine's notes only: this one's unlocks woke its own waiters (and one would end a hand-over's wait).

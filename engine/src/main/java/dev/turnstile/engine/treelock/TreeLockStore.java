@@ -161,24 +161,24 @@ final class TreeLockStore {
     }
 
     /**
-     * {@link Database#announceWaiter} for each root of {@code nodes}: releases under other roots,
+     * {@link dev.turnstile.engine.db.Waiting#announce} for each root of {@code nodes}: releases under other roots,
      * which cannot conflict, send this process no note. True if it was said just now of any.
      */
     boolean announceWaiter(java.util.Collection<TreePath> nodes, Duration wait) {
         boolean said = false;
         for (String topic : topics(nodes)) {
-            said |= database.announceWaiter(topic, wait);
+            said |= database.waiting().announce(topic, wait);
         }
         return said;
     }
 
     /**
-     * {@link Database#withdrawWaiter} for each root of {@code nodes} where {@code nobodyWaitsOn}
+     * {@link dev.turnstile.engine.db.Waiting#withdraw} for each root of {@code nodes} where {@code nobodyWaitsOn}
      * its topic: a waiter that got its lock, or gave up, takes back a word said for a long wait.
      */
     void withdrawWaiter(java.util.Collection<TreePath> nodes, java.util.function.Predicate<String> nobodyWaitsOn) {
         for (String topic : topics(nodes)) {
-            database.withdrawWaiter(topic, () -> nobodyWaitsOn.test(topic));
+            database.waiting().withdraw(topic, () -> nobodyWaitsOn.test(topic));
         }
     }
 

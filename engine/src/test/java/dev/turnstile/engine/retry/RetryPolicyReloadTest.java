@@ -14,6 +14,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.List;
 import java.util.Set;
@@ -37,9 +38,17 @@ class RetryPolicyReloadTest {
                 + ";DB_CLOSE_DELAY=-1\nretry:\n  policyFile: policies.yaml\n" + retry);
     }
 
+    /**
+     * Writes the policy file whole, as an editor's atomic save does (a temporary file moved over it):
+     * a file rewritten in place can be read half-written by the watch, which is a case of its own.
+     */
     private Path policies(int attempts) throws IOException {
-        return Files.writeString(dir.resolve("policies.yaml"),
-                "instances:\n  p: {maxAttempts: " + attempts + ", waitDuration: 1ms, retryCodes: [E_OBJECT_LOCKED]}\n");
+        return policyFile("instances:\n  p: {maxAttempts: " + attempts + ", waitDuration: 1ms, retryCodes: [E_OBJECT_LOCKED]}\n");
+    }
+
+    private Path policyFile(String text) throws IOException {
+        Path written = Files.writeString(dir.resolve("policies.yaml.tmp"), text);
+        return Files.move(written, dir.resolve("policies.yaml"), StandardCopyOption.REPLACE_EXISTING, StandardCopyOption.ATOMIC_MOVE);
     }
 
     /** The attempts one always-failing call makes before the policy gives up. */
@@ -111,16 +120,17 @@ class RetryPolicyReloadTest {
 
     @Test
     void theFileWatch_reloadsWhenThePolicyFileIsRewritten() throws IOException {
-        Path file = policies(2);
+        policies(2);
         try (ContentEngine engine = ContentEngine.open(turnstile("  reload: watch\n"))) {
             List<PolicyReload> told = new CopyOnWriteArrayList<>();
             engine.retryPolicies().onReload(told::add);
-            Files.writeString(file, "instances:\n  p: {maxAttempts: 0}\n"); // a bad write first: the policy stays
+            policyFile("instances:\n  p: {maxAttempts: 0}\n"); // a bad write first: the policy stays
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> told.stream().anyMatch(r -> !r.isOk()));
             assertThat(engine.retryPolicies().get("p").config().maxAttempts()).isEqualTo(2);
             policies(9);
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> engine.retryPolicies().get("p").config().maxAttempts() == 9);
-            assertThat(told.get(told.size() - 1).changed()).isEqualTo(Set.of("p"));
+            // The reload that put it in force says what changed; the watch may see one write as two events.
+            assertThat(told.stream().filter(PolicyReload::isOk).findFirst().orElseThrow().changed()).isEqualTo(Set.of("p"));
         }
     }
 
