@@ -40,7 +40,8 @@ class RetryPolicyReloadTest {
 
     /**
      * Writes the policy file whole, as an editor's atomic save does (a temporary file moved over it):
-     * a file rewritten in place can be read half-written by the watch, which is a case of its own.
+     * a file rewritten in place can be read half-written by the watch, which is a case of its own
+     * (the watch reads again once the writes have been quiet for 200 ms).
      */
     private Path policies(int attempts) throws IOException {
         return policyFile("instances:\n  p: {maxAttempts: " + attempts + ", waitDuration: 1ms, retryCodes: [E_OBJECT_LOCKED]}\n");
@@ -128,8 +129,10 @@ class RetryPolicyReloadTest {
             Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> told.stream().anyMatch(r -> !r.isOk()));
             assertThat(engine.retryPolicies().get("p").config().maxAttempts()).isEqualTo(2);
             policies(9);
-            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> engine.retryPolicies().get("p").config().maxAttempts() == 9);
-            // The reload that put it in force says what changed; the watch may see one write as two events.
+            // Listeners hear of a reload after it is in force: wait for their word, not for the policy.
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> told.stream().anyMatch(PolicyReload::isOk));
+            assertThat(engine.retryPolicies().get("p").config().maxAttempts()).isEqualTo(9);
+            // The reload that put it in force says what changed (the watch may see one write as two events).
             assertThat(told.stream().filter(PolicyReload::isOk).findFirst().orElseThrow().changed()).isEqualTo(Set.of("p"));
         }
     }
