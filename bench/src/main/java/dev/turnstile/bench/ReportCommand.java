@@ -26,11 +26,9 @@ import java.time.LocalDate;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
-import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Set;
 import java.util.concurrent.Callable;
 import java.util.regex.Pattern;
 
@@ -156,10 +154,21 @@ final class ReportCommand implements Callable<Integer> {
                 lines.clear();
             }
             if (!line.isBlank()) {
-                caption = line.replaceAll("^#+\\s*", "").replaceAll("[:.]\\s*$", "");
+                caption = caption(line);
             }
         }
         return tables;
+    }
+
+    /** A line of output as the caption of the table after it: no heading marks, no closing colon. */
+    private static String caption(String line) {
+        return line.replaceAll("^#+\\s*", "").replaceAll("[:.]\\s*$", "");
+    }
+
+    /** The Markdown line showing {@link #chart} of the table, drawn to {@code file}; "" if it had nothing to draw. */
+    private static String chartImage(List<String> table, int labelColumns, String caption, Path file, Path pageDir) throws IOException {
+        return !chart(table, labelColumns, caption, file) ? ""
+                : "\n![" + caption.replace("]", "") + "](" + pageDir.relativize(file).toString().replace('\\', '/') + ")\n";
     }
 
     /**
@@ -188,27 +197,20 @@ final class ReportCommand implements Callable<Integer> {
             String[] header = cells(first.get(t).header());
             lines.add("| " + header[0] + " | database | " + String.join(" | ", Arrays.asList(header).subList(1, header.length)) + " |");
             lines.add("|---|---|" + "---|".repeat(header.length - 1));
-            Set<String> labels = new LinkedHashSet<>();
-            same.forEach(table -> table.rows().forEach(row -> labels.add(cells(row)[0])));
+            // Rows by their first cell, in the order first seen, each database's in the databases' order.
+            Map<String, List<String>> byLabel = new LinkedHashMap<>();
             List<String> dbs = List.copyOf(tables.keySet());
-            for (String label : labels) {
-                for (int d = 0; d < dbs.size(); d++) {
-                    for (String row : same.get(d).rows()) {
-                        String[] cells = cells(row);
-                        if (cells[0].equals(label)) {
-                            lines.add("| " + label + " | " + dbs.get(d) + " | "
-                                    + String.join(" | ", Arrays.asList(cells).subList(1, cells.length)) + " |");
-                        }
-                    }
+            for (int d = 0; d < dbs.size(); d++) {
+                for (String row : same.get(d).rows()) {
+                    String[] cells = cells(row);
+                    byLabel.computeIfAbsent(cells[0], label -> new ArrayList<>()).add("| " + cells[0] + " | " + dbs.get(d) + " | "
+                            + String.join(" | ", Arrays.asList(cells).subList(1, cells.length)) + " |");
                 }
             }
-            page.append(caption).append(":\n\n").append(String.join("\n", lines)).append('\n');
-            Path chart = plots.resolve(run.name() + "-" + ++charts + ".png");
-            if (chart(lines, 2, caption, chart)) {
-                page.append("\n![").append(caption.replace("]", "")).append("](")
-                        .append(pageDir.relativize(chart).toString().replace('\\', '/')).append(")\n");
-            }
-            page.append('\n');
+            byLabel.values().forEach(lines::addAll);
+            page.append(caption).append(":\n\n").append(String.join("\n", lines)).append('\n')
+                    .append(chartImage(lines, 2, caption, plots.resolve(run.name() + "-" + ++charts + ".png"), pageDir))
+                    .append('\n');
         }
         outputs.forEach((db, output) -> page.append("<details><summary>").append(run.name()).append(" on ").append(db)
                 .append(": the whole output</summary>\n\n").append(output.strip()).append("\n\n</details>\n\n"));
@@ -228,15 +230,11 @@ final class ReportCommand implements Callable<Integer> {
                 continue;
             }
             if (!table.isEmpty()) {
-                Path chart = plots.resolve(run.name() + "-" + ++tables + ".png");
-                if (chart(table, 1, caption, chart)) {
-                    page.append("\n![").append(caption.replace("]", "")).append("](")
-                            .append(pageDir.relativize(chart).toString().replace('\\', '/')).append(")\n");
-                }
+                page.append(chartImage(table, 1, caption, plots.resolve(run.name() + "-" + ++tables + ".png"), pageDir));
                 table.clear();
             }
             if (!line.isBlank()) {
-                caption = line.replaceAll("^#+\\s*", "").replaceAll("[:.]\\s*$", "");
+                caption = caption(line);
             }
             page.append(line).append('\n');
         }
