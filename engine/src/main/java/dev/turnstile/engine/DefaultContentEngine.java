@@ -14,6 +14,7 @@ import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.dispenser.DispenserServices;
 import dev.turnstile.engine.editlock.DefaultEditLocks;
 import dev.turnstile.engine.editlock.EditLockService;
+import dev.turnstile.engine.locks.CooperativeLocks;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
 import dev.turnstile.engine.retry.PolicyFileWatch;
@@ -33,6 +34,7 @@ final class DefaultContentEngine implements ContentEngine {
 
     private final EngineConfig config;
     private final Database database;
+    private final CooperativeLocks locks;
     private final ObjectStoreServices objects;
     private final DefaultRetryPolicies retryPolicies;
     private final PolicyFileWatch policyWatch;
@@ -99,7 +101,8 @@ final class DefaultContentEngine implements ContentEngine {
         entities.addAll(EditLockService.ENTITIES);
         this.database = new Database(config, entities);
         try {
-            this.objects = new ObjectStoreServices(database, config.lockBreakerRole(), config.lockHandOver());
+            this.locks = new CooperativeLocks(database, config.lockHandOver());
+            this.objects = new ObjectStoreServices(database, config.lockBreakerRole(), locks);
             this.dispensers = new DispenserServices(objects, database, retryPolicies, config.dispensers(),
                     config.dispenserAdminRole());
             this.treeLocks = new TreeLockService(database, retryPolicies, config);
@@ -145,6 +148,10 @@ final class DefaultContentEngine implements ContentEngine {
 
     ObjectStoreServices objectServices() {
         return objects;
+    }
+
+    CooperativeLocks locks() {
+        return locks;
     }
 
     DispenserServices dispenserServices() {

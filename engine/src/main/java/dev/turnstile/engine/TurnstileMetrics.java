@@ -6,7 +6,7 @@ import dev.turnstile.api.changes.ClientLag;
 import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.retry.RetryMetrics;
 import dev.turnstile.engine.dispenser.DispenserCounts;
-import dev.turnstile.engine.objects.LockCounts;
+import dev.turnstile.engine.locks.LockCounts;
 import dev.turnstile.engine.treelock.TreeLockService;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
@@ -68,7 +68,7 @@ public final class TurnstileMetrics implements MeterBinder {
             FunctionCounter.builder("turnstile.dispenser.conflicts", counts, c -> c.conflicts(s))
                     .description("Take attempts another writer beat").tag("strategy", strategy).register(registry);
         }
-        LockCounts locks = engine.objectServices().lockCounts();
+        LockCounts locks = engine.locks().counts();
         FunctionCounter.builder("turnstile.lock.acquire", locks, LockCounts::granted)
                 .description("Cooperative locks taken").tag("outcome", "granted").register(registry);
         FunctionCounter.builder("turnstile.lock.acquire", locks, LockCounts::refused)

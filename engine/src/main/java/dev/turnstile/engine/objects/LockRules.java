@@ -10,7 +10,7 @@ import java.util.UUID;
  * lock. The USN check (or the row lock of an unprotected save) makes the decision race-free: two
  * sessions deciding from the same stored lock cannot both write.
  */
-final class LockRules {
+public final class LockRules {
     private LockRules() {
     }
 
@@ -24,7 +24,7 @@ final class LockRules {
      * (null if it shows none): it lets go of that lock only, never of a lock taken since by the same
      * user's next request.
      */
-    record Pending(boolean locking, boolean unlocking, int timeoutSeconds, String owner, boolean exclusive, UUID request) {
+    public record Pending(boolean locking, boolean unlocking, int timeoutSeconds, String owner, boolean exclusive, UUID request) {
         static final Pending NONE = new Pending(false, false, 0, null, false, null);
 
         static Pending lock(int timeoutSeconds, String owner, boolean exclusive, UUID request) {
@@ -36,17 +36,17 @@ final class LockRules {
         }
 
         /** The user whose held lock this lock request by {@code user} refreshes: {@code user}, or none if exclusive. */
-        String refreshesLockOf(String user) {
+        public String refreshesLockOf(String user) {
             return exclusive ? null : user;
         }
 
         /** Whether this unlock lets go of {@code held}: the lock its instance shows, or whatever lock it is if it shows none. */
-        boolean letsGoOf(LockState held) {
+        public boolean letsGoOf(LockState held) {
             return request == null || request.equals(held.token());
         }
 
         /** Whether {@code held}, a lock held now, refuses this lock request by {@code user}. */
-        boolean refusedBy(LockState held, String user) {
+        public boolean refusedBy(LockState held, String user) {
             boolean ownGrant = request != null && request.equals(held.token()) && held.holder().equals(user);
             return !ownGrant && !held.holder().equals(refreshesLockOf(user));
         }
@@ -56,7 +56,7 @@ final class LockRules {
      * Who saves: the session's user, whether the session may break other users' locks, and whether
      * the engine's own service acts (on the user's behalf), which alone may change system objects.
      */
-    record Actor(String user, boolean canBreakLocks, boolean engine) {
+    public record Actor(String user, boolean canBreakLocks, boolean engine) {
     }
 
     /**

@@ -1,7 +1,5 @@
 package dev.turnstile.engine.objects;
 
-import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.api.ChangeContext.Action;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
@@ -11,20 +9,12 @@ import dev.turnstile.api.changes.ChangeKind;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.GuardedWrite;
-import dev.turnstile.engine.db.KeyedMutex;
-import dev.turnstile.engine.db.Notifications;
-import dev.turnstile.engine.db.WakeUps;
 import org.hibernate.LockMode;
 import org.hibernate.StatelessSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-import java.sql.ResultSet;
-import java.sql.SQLException;
-import java.time.Duration;
 import java.time.Instant;
-import java.time.OffsetDateTime;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HashMap;
@@ -34,7 +24,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.UUID;
-import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Consumer;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -56,78 +45,28 @@ final class ObjectPersistence {
     private final ChangePreprocessors preprocessors;
     private final SystemClasses systemClasses;
     private volatile ObjectWriteListener listener;
-    final LockCounts lockCounts = new LockCounts();
-    /** Locks held by this engine's sessions, by what it wrote ({@link #refuseIfHeldHere}); bounded. */
-    private final Cache<UUID, HeldHere> heldHere = Caffeine.newBuilder().maximumSize(10_000).build();
-    /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
-    private final WakeUps unlockWaiters;
-    /**
-     * Locks this engine let go while other processes waited for them (its unlock told them), whose
-     * next requests here wait for those processes first ({@link #awaitHandOver}); null when the
-     * hand-over is off.
-     */
-    private final Cache<UUID, HandOver> handedOver;
-    private final long handOverNanos;
-    /** Lock requests of this engine waiting for a lock held here, to which its unlock passes it ({@link #passOn}). */
-    private final LockPasses passes = new LockPasses();
-    /** Lock requests of this engine in flight, by object ({@link #save}). */
-    private final KeyedMutex lockRequests = new KeyedMutex();
-    /** Whether a lock request may be decided in one statement ({@link #lockInOneStatement}): on PostgreSQL. */
-    private final boolean lockStatement;
-    /** The channel on which an unlock (or a delete) tells other processes' waiters the object's id. */
-    static final String UNLOCKS = "turnstile_object_unlock";
-    /**
-     * What a process waiting for an object's unlock says it waits for: that object, so that unlocks
-     * of others do not count it (a note sent and a hand-over to a process that never takes it).
-     */
-    private static String unlockTopic(Object id) {
-        return "unlock " + id;
-    }
-
-    /** A note's line for an object deleted (which every waiter must learn), where an unlock's is the id alone. */
-    private static final String DELETED = "deleted ";
+    /** The cooperative lock's part in saves: how lock requests wait, and unlocks pass the lock on. */
+    private final LockHook locks;
+    /** Each database's statements for object rows: a lock request in one statement where it has one. */
+    private final ObjectStatements statements;
 
     ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors, SystemClasses systemClasses,
-                      Duration handOver, boolean lockStatement) {
-        this.handOverNanos = handOver.toNanos();
-        this.handedOver = handOver.isZero() ? null : Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(handOver).build();
+                      LockHook locks, ObjectStatements statements) {
         this.systemClasses = systemClasses;
         this.database = database;
         this.classes = classes;
         this.preprocessors = preprocessors;
-        this.lockStatement = lockStatement;
-        this.unlockWaiters = new WakeUps(new WakeUps.Announcer() {
+        this.locks = locks;
+        this.statements = statements;
+        locks.bind(new LockHook.Rows() {
             @Override
-            public boolean announce(List<Object> ids, Duration wait) {
-                boolean said = false;
-                for (Object id : ids) {
-                    said |= database.waiting().announce(unlockTopic(id), wait);
-                }
-                return said;
+            public ObjectState read(String className, UUID id) {
+                return ObjectPersistence.this.read(className, id);
             }
 
             @Override
-            public void withdraw(Object id, java.util.function.BooleanSupplier nobodyWaits) {
-                database.waiting().withdraw(unlockTopic(id), nobodyWaits);
-            }
-        });
-        // Another engine's notes only: this one's unlocks woke its own waiters (and one would end a hand-over's wait).
-        database.notifications().listenToOthers(UNLOCKS, note -> {
-            if (note.equals(Notifications.EVERYTHING)) {
-                if (handedOver != null) {
-                    handedOver.invalidateAll(); // unlocks may have been missed: no turns to count
-                }
-                unlockWaiters.wakeAll();
-            } else {
-                note.lines().forEach(line -> {
-                    if (line.startsWith(DELETED)) {
-                        unlockWaiters.wake(UUID.fromString(line.substring(DELETED.length())));
-                    } else {
-                        UUID id = UUID.fromString(line);
-                        turnTaken(id);
-                        unlockWaiters.wakeOne(id);
-                    }
-                });
+            public ObjectState letGo(ObjectState passed, LockRules.Actor actor) {
+                return ObjectPersistence.this.letGo(passed, actor);
             }
         });
     }
@@ -181,132 +120,14 @@ final class ObjectPersistence {
             }
         }
         Supplier<String> what = () -> ordered.size() == 1 ? "saving " + ordered.get(0) : "saving a batch of " + ordered.size();
-        List<LockRules.Pending> lockActions = ordered.stream().map(DefaultIndependentObject::pendingLock).toList();
+        List<LockHook.Request> requests = ordered.stream().map(o -> new LockHook.Request(o.getId(), o.getClassName(),
+                o.pendingLock(), !o.pendingValues().isEmpty(), o.getUpdateSequenceNumber())).toList();
         boolean inHost = database.inHostTransaction();
-        List<UUID> locking = new ArrayList<>();
+        List<ObjectState> states = locks.save(new LockHook.Save(requests, actor, inHost),
+                () -> attempt(what, actor, ordered, inHost));
         for (int i = 0; i < ordered.size(); i++) {
-            if (lockActions.get(i).locking()) {
-                locking.add(ordered.get(i).getId());
-            }
-        }
-        // A lock passed to this thread's waiting request (passOn): the request asked again has it; else it is let go.
-        List<ObjectState> states = null;
-        LockPasses.Waiting passedHere = passes.takeThisThreads();
-        if (passedHere != null) {
-            if (ordered.size() == 1 && !inHost && passedHere.askedAgainBy(ordered.get(0), actor)) {
-                states = List.of(passedHere.passed());
-            } else {
-                letGo(passedHere);
-            }
-        }
-        if (states == null) {
-            states = requested(what, actor, ordered, inHost, locking);
-        }
-        for (int i = 0; i < ordered.size(); i++) {
-            if (inHost) {
-                heldHere.invalidate(ordered.get(i).getId()); // the host may still roll it back
-            } else {
-                remember(ordered.get(i).getId(), states.get(i));
-            }
-            if (lockActions.get(i).locking()) {
-                lockCounts.granted(ordered.get(i).getId());
-            } else if (lockActions.get(i).unlocking() || states.get(i) == null) {
-                // An unlock that passed the lock on (passOn) leaves it held: counted there, nobody to wake.
-                boolean passedOn = states.get(i) != null && states.get(i).lock().exists();
-                if (lockActions.get(i).unlocking() && !passedOn) {
-                    lockCounts.released(ordered.get(i).getId());
-                    passes.letGo(ordered.get(i).getId());
-                }
-                if (states.get(i) == null) {
-                    unlockWaiters.wake(ordered.get(i).getId()); // deleted: every waiter learns it
-                } else if (!passedOn) {
-                    unlockWaiters.wakeOne(ordered.get(i).getId()); // one of them can have it
-                }
-            }
             ordered.get(i).saved(states.get(i), mode);
         }
-    }
-
-    /** The save's statements: one attempt, alone or in a transaction; a refused lock request waits by its policy. */
-    private List<ObjectState> requested(Supplier<String> what, LockRules.Actor actor, List<DefaultIndependentObject> ordered,
-                                        boolean inHost, List<UUID> locking) {
-        // Registered before the read, so an unlock between a refusal and the retry's wait still wakes it.
-        WakeUps.Ticket ticket = locking.isEmpty() || inHost ? null : unlockWaiters.register(locking);
-        Supplier<List<ObjectState>> attempt = () -> attempt(what, actor, ordered, inHost);
-        if (ticket != null && ordered.size() == 1) {
-            // One request for an object's lock at a time from this engine: the next waits for the answer,
-            // and after a grant is refused here by what it wrote, not by the database after waiting for
-            // the grant's commit and asking again (4 threads on one lock: 0.9x ShedLock's pairs -> 1.7x).
-            UUID id = ordered.get(0).getId();
-            Supplier<List<ObjectState>> alone = attempt;
-            attempt = () -> lockRequests.oneAtATime(id, () -> {
-                List<ObjectState> written = alone.get();
-                remember(id, written.get(0)); // before the next request here looks
-                return written;
-            });
-        }
-        List<ObjectState> states;
-        if (ticket != null && ordered.size() == 1) {
-            awaitHandOver(ordered.get(0), ticket);
-        }
-        try {
-            try {
-                states = attempt.get();
-            } catch (EngineRuntimeException e) {
-                // Refused, and this process had not said it waits for an unlock: an unlock elsewhere that
-                // committed before it said so sent no note. Said now, one more look finds such an unlock.
-                if (e.getExceptionCode() != ExceptionCode.E_OBJECT_LOCKED || ticket == null || !ticket.announce()) {
-                    throw e;
-                }
-                states = attempt.get();
-            }
-            if (ticket != null) {
-                ticket.closeUsed(); // granted: a wake-up it holds is for a lock it now has
-                ticket = null;
-            }
-        } catch (EngineRuntimeException e) {
-            // What this engine knew of these objects' locks may be wrong now (an unlock refused, a row gone).
-            ordered.forEach(o -> {
-                if (!o.pendingLock().locking()) {
-                    heldHere.invalidate(o.getId());
-                }
-            });
-            if (e.getExceptionCode() == ExceptionCode.E_OBJECT_LOCKED && !locking.isEmpty()) {
-                lockCounts.refusal();
-                // A retry policy's wait after this refusal ends at the holder's unlock, here or elsewhere.
-                if (ticket != null && ticket.armFor(e)) {
-                    database.notifications().startListening();
-                    park(ordered, actor, ticket);
-                }
-                ticket = null;
-            }
-            throw e;
-        } finally {
-            if (ticket != null) {
-                ticket.close();
-            }
-        }
-        return states;
-    }
-
-    /**
-     * A refused request for a single lock waits, in its policy's wait, for an unlock here to pass the
-     * lock on ({@link #passOn}) — held here or, when refused, elsewhere: another thread here may take
-     * it first. The policy's next attempt takes a passed lock ({@link #save}); a call that ends
-     * without one lets it go.
-     */
-    private void park(List<DefaultIndependentObject> ordered, LockRules.Actor actor, WakeUps.Ticket ticket) {
-        DefaultIndependentObject o = ordered.get(0);
-        if (ordered.size() != 1 || !o.pendingValues().isEmpty() || o.getUpdateSequenceNumber() != null) {
-            return;
-        }
-        passes.park(o, actor, ticket);
-        WakeUps.atEndOfCall(passes, () -> {
-            LockPasses.Waiting passed = passes.takeThisThreads();
-            if (passed != null) {
-                letGo(passed);
-            }
-        });
     }
 
     /** {@code write} setting who wrote the row and when, and the lock it carries after. */
@@ -324,8 +145,7 @@ final class ObjectPersistence {
      * unlock's one statement: the row goes from this holder to the next as that request's lock would
      * have written it (holder, owner, token, timeout, LastModifier, DateLastModified), USN one on.
      * Null, and the unlock goes as before, when the unlock carries values, the lock was not this
-     * actor's or has lapsed, no request here fits, or the lock was passed {@link LockPasses#IN_A_ROW}
-     * times in a row.
+     * actor's or has lapsed, or no request here fits ({@link LockHook#claimWaiter}).
      */
     private ObjectState passOn(Transaction tx, DefaultIndependentObject o) {
         Map<String, Object> known = o.knownStoredValues();
@@ -343,20 +163,18 @@ final class ObjectPersistence {
             return null; // the next holder's lock would run them, in its own transaction
         }
         boolean systemClass = systemClasses.systemClassOf(stored) != null;
-        LockPasses.Waiting next = passes.claim(id, w -> stored.isSubclassOf(w.className) && (w.actor.engine() || !systemClass));
+        LockHook.Waiter next = locks.claimWaiter(id, w -> stored.isSubclassOf(w.className()) && (w.actor().engine() || !systemClass));
         if (next == null) {
             return null;
         }
         ObjectState passed = null;
         try {
-            LockState lock = LockRules.next(o.getClassName(), id, false, LockState.NONE, tx.now, next.request, next.actor, tx.now);
+            LockState lock = LockRules.next(o.getClassName(), id, false, LockState.NONE, tx.now, next.request(), next.actor(), tx.now);
             boolean written = stamped(GuardedWrite.of("ts_object", "id", id).ifUsn(o.getUpdateSequenceNumber()),
-                    next.actor.user(), tx.now, lock).update(tx.session);
+                    next.actor().user(), tx.now, lock).update(tx.session);
             if (written) {
                 passed = new ObjectState(id, o.getClassName(), o.getUpdateSequenceNumber() + 1, o.getCreator(), o.getDateCreated(),
-                        next.actor.user(), tx.now, known, lock);
-                lockCounts.released(id);
-                passes.passed(id);
+                        next.actor().user(), tx.now, known, lock);
             }
             return passed;
         } finally {
@@ -365,117 +183,25 @@ final class ObjectPersistence {
     }
 
     /**
-     * Lets go of a lock passed to a request that did not ask for it again (its call ended, or asked
-     * with another instance): an unlock of the row as the pass left it, telling waiters as any does.
+     * An unlock of the row as {@code passed} (a lock passed to a request that no longer waits for it)
+     * left it, by that request's {@code actor}, telling waiters as any unlock does; null if another
+     * writer moved the row on (a breaker, say): nothing of the request's to let go.
      */
-    private void letGo(LockPasses.Waiting w) {
-        ObjectState passed = w.passed();
+    private ObjectState letGo(ObjectState passed, LockRules.Actor actor) {
         UUID id = passed.id();
-        ObjectState free;
-        try {
-            free = database.alone(() -> "letting go of the lock on " + passed.className() + " {" + id
-                    + "} passed to a request that no longer waits", session -> {
-                Transaction tx = new Transaction(session, w.actor, false);
-                tx.advance(passed.dateLastModified());
-                GuardedWrite write = GuardedWrite.of("ts_object", "id", id).ifUsn(passed.usn())
-                        .notifying(database.notifications(), UNLOCKS, unlockTopic(id), id.toString());
-                boolean written = stamped(write, w.actor.user(), tx.now, LockState.NONE).update(session);
-                if (!written) {
-                    return null; // another writer moved the row on (a breaker, say): nothing of ours to let go
-                }
-                handOverIfNotified(id, write, passed.usn());
-                return new ObjectState(id, passed.className(), passed.usn() + 1, passed.creator(), passed.dateCreated(),
-                        w.actor.user(), tx.now, passed.values(), LockState.NONE);
-            });
-        } catch (EngineRuntimeException e) {
-            log.warn("Could not let go of the lock on {} {{}} passed to a request that no longer waits; it lapses after {} s",
-                    passed.className(), id, passed.lock().timeoutSeconds(), e);
-            heldHere.invalidate(id);
-            return;
-        }
-        if (free == null) {
-            heldHere.invalidate(id);
-            return;
-        }
-        remember(id, free);
-        passes.letGo(id);
-        unlockWaiters.wakeOne(id);
-    }
-
-    /**
-     * A lock this engine let go while {@code turnsLeft} other processes waited for it, and until when
-     * (System.nanoTime) at most its next requests here wait for their unlocks ({@link #awaitHandOver});
-     * {@code usn}, the object's USN as the unlock left it.
-     */
-    private record HandOver(long untilNanos, AtomicInteger turnsLeft, long usn) {
-    }
-
-    /**
-     * A request for a lock this engine let go to other processes' waiters a moment ago waits for them
-     * first: until as many unlocks of it in other processes as processes were waiting when it let go
-     * (this process says it waits, so their unlocks tell it; this engine's own notes are not heard),
-     * or the hand-over time after the unlock. Without it the releasing process, a round trip away,
-     * asked again before a woken process could, and kept the lock: 4 processes on a cooperative-lock
-     * dispenser, one served while the others' callers waited up to a second (issue 16). Waiting for
-     * one unlock only let 4 processes take turns two by two; staying out the whole time left the
-     * lock idle when only one other process waited (docs/BENCHMARKS.md).
-     */
-    private void awaitHandOver(DefaultIndependentObject o, WakeUps.Ticket ticket) {
-        UUID id = o.getId();
-        HandOver h = handedOver == null ? null : handedOver.getIfPresent(id);
-        // Until that hand-over has run its turns: a later unlock here (another thread's) starts another,
-        // for the requests after it, and a request already waiting goes (2 JVMs x 2 threads: 350 -> 450 pairs/s).
-        while (h != null && h == handedOver.getIfPresent(id)) {
-            long left = h.untilNanos() - System.nanoTime();
-            if (left <= 0) {
-                return;
+        return database.alone(() -> "letting go of the lock on " + passed.className() + " {" + id
+                + "} passed to a request that no longer waits", session -> {
+            Transaction tx = new Transaction(session, actor, false);
+            tx.advance(passed.dateLastModified());
+            GuardedWrite write = GuardedWrite.of("ts_object", "id", id).ifUsn(passed.usn());
+            locks.notifying(write, id, false);
+            if (!stamped(write, actor.user(), tx.now, LockState.NONE).update(session)) {
+                return null;
             }
-            database.notifications().startListening();
-            if (ticket.announceFor(left) && h.turnsLeft().addAndGet(-turnsTakenUnheard(o, h)) <= 0) {
-                handedOver.asMap().remove(id, h);
-                return;
-            }
-            ticket.awaitWakeUp(left); // woken by an unlock: look whether turns are left
-        }
-    }
-
-    /** An unlock ({@code write} of the row at {@code usnBefore}) that told other processes' waiters hands the lock over to them. */
-    private void handOverIfNotified(UUID id, GuardedWrite write, long usnBefore) {
-        if (write.processesNotified() > 0 && handedOver != null) {
-            handedOver.put(id, new HandOver(System.nanoTime() + handOverNanos, new AtomicInteger(write.processesNotified()),
-                    usnBefore + 1));
-        }
-    }
-
-    /** More turns than any hand-over has (a process per turn). */
-    private static final int ALL_TURNS = 1_000_000;
-
-    /**
-     * The turns of hand-over {@code h} that other processes took and gave back unheard: asked when
-     * this process had only just said it waits, so unlocks elsewhere before then sent it no note (a
-     * waiter there locked and let go while nothing here waited: without this look the next request
-     * here sat out the whole hand-over). A turn is a lock and an unlock, two USNs; a turn still held
-     * is heard when it ends. A save between them counts too: the hand-over may end early, never late.
-     */
-    private int turnsTakenUnheard(DefaultIndependentObject o, HandOver h) {
-        try {
-            return (int) Math.min(ALL_TURNS, (read(o.getClassName(), o.getId()).usn() - h.usn()) / 2);
-        } catch (EngineRuntimeException e) {
-            return ALL_TURNS; // deleted, or unreadable: the request itself will say
-        }
-    }
-
-    /**
-     * Another process unlocked {@code id}: one turn of a hand-over of it taken; the last ends it, and
-     * every request here waiting for it goes — one takes the lock, the others wait for it to be passed
-     * on ({@link #passOn}), where waking one left the rest asleep to the hand-over's end, and the lock
-     * went back to the other process after a single turn here.
-     */
-    private void turnTaken(UUID id) {
-        HandOver h = handedOver == null ? null : handedOver.getIfPresent(id);
-        if (h != null && h.turnsLeft().decrementAndGet() <= 0 && handedOver.asMap().remove(id, h)) {
-            unlockWaiters.wake(id);
-        }
+            locks.notified(id, write, passed.usn());
+            return new ObjectState(id, passed.className(), passed.usn() + 1, passed.creator(), passed.dateCreated(),
+                    actor.user(), tx.now, passed.values(), LockState.NONE);
+        });
     }
 
     /** One attempt at the save: alone if it can be, else a transaction, looked at again while others moved the rows on. */
@@ -547,20 +273,15 @@ final class ObjectPersistence {
         }
         DefaultIndependentObject o = ordered.get(0);
         LockRules.Pending action = o.pendingLock();
-        boolean lock = action.locking() && lockStatement && o.getUpdateSequenceNumber() == null;
+        boolean lock = action.locking() && statements.locksInOneStatement() && o.getUpdateSequenceNumber() == null;
         // An unlock may carry the values it guarded (the article's lock, change, save with the unlock):
         // from the known state the guarded UPDATE is still the save's only write.
         boolean unlock = action.unlocking() && o.knownStoredValues() != null;
         if (o.isNew() || o.isPendingDelete() || (lock && !o.pendingValues().isEmpty()) || !(lock || unlock)) {
             return null;
         }
-        if (unlock && o.pendingValues().isEmpty()
-                && (!unlockWaiters.nobodyWaitsFor(o.getId()) || passes.inARow(o.getId()) > 0)) {
-            // A request here for this lock is on its way, or likely (the lock came by a pass: the thread that
-            // passed it asks again): a moment for it to wait here, to be passed the lock (passOn), saves its
-            // turn's statement, a note to other processes and a hand-over — a run of passes that ended for
-            // want of a waiter a few microseconds late was 4 pairs long, not 8 (docs/BENCHMARKS.md).
-            passes.awaitWaiting(o.getId(), LockPasses.ON_ITS_WAY_NANOS);
+        if (unlock && o.pendingValues().isEmpty()) {
+            locks.unlockingAlone(o.getId()); // a request here on its way may be passed the lock (passOn)
         }
         return database.alone(what, session -> {
             Transaction tx = new Transaction(session, actor, true);
@@ -645,9 +366,8 @@ final class ObjectPersistence {
      * fail, the request asks the database as before. The refusal is the database's, word for word.
      */
     private void refuseIfHeldHere(Transaction tx, DefaultIndependentObject o) {
-        HeldHere here = heldHere.getIfPresent(o.getId());
-        if (here == null || !here.lock().exists() || !Expiry.isHeld(here.expiry(), tx.now)
-                || !o.pendingLock().refusedBy(here.lock(), tx.actor.user())) {
+        LockHook.Held here = locks.heldHere(o.getId(), tx.now);
+        if (here == null || !o.pendingLock().refusedBy(here.lock(), tx.actor.user())) {
             return;
         }
         DefaultClassDefinition stored = classes.get(tx.session, here.className());
@@ -672,7 +392,7 @@ final class ObjectPersistence {
      * it — and the request looks, as before.
      */
     private ObjectState lockInOneStatement(Transaction tx, DefaultIndependentObject o) {
-        if (!lockStatement || !o.pendingValues().isEmpty() || o.getUpdateSequenceNumber() != null) {
+        if (!statements.locksInOneStatement() || !o.pendingValues().isEmpty() || o.getUpdateSequenceNumber() != null) {
             return null; // a USN stated is checked on a look (checkedRead), as a save's
         }
         if (needsTransaction(tx, o)) {
@@ -682,21 +402,7 @@ final class ObjectPersistence {
         String user = tx.actor.user();
         for (int look = 1; look <= LookAgain.LOOKS; look++) {
             tx.advance(null);
-            Instant now = tx.now;
-            FoundRow found = database.jdbc(tx.session, LOCK_IN_ONE_STATEMENT, statement -> {
-                OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
-                UUID id = o.getId();
-                // LockRules' rule in the WHERE: the lock a request may refresh (none for an exclusive
-                // one: NULL matches no holder), and the request's own (an earlier attempt's answer lost).
-                Object[] values = {user, at, user, at, pending.request(), user, pending.owner(), pending.timeoutSeconds(),
-                        id, o.getClassName(), pending.refreshesLockOf(user), user, pending.request(), at, id};
-                for (int i = 0; i < values.length; i++) {
-                    statement.setObject(i + 1, values[i]);
-                }
-                try (ResultSet rs = statement.executeQuery()) {
-                    return rs.next() ? new FoundRow(objectRecord(rs), rs.getBoolean("granted")) : null;
-                }
-            });
+            ObjectStatements.FoundRow found = statements.lock(database, tx.session, o.getId(), o.getClassName(), pending, user, tx.now);
             if (found == null) {
                 return null;
             }
@@ -721,66 +427,6 @@ final class ObjectPersistence {
             return state;
         }
         return null;
-    }
-
-    /** FileNet's lock expiry, DateLastModified + LockTimeout, in {@link #LOCK_IN_ONE_STATEMENT}'s SQL (PostgreSQL). */
-    private static final Expiry LOCK_EXPIRY = Expiry.secondsAfter("date_last_modified", "lock_timeout", "PostgreSQL");
-
-    /**
-     * {@link #lockInOneStatement}: the row written, or (granted false) the row as found. Parameters:
-     * user, now, user, now, new token, user, owner, timeout, id, class, user, now, id.
-     */
-    private static final String LOCK_IN_ONE_STATEMENT = """
-            WITH written AS (
-                UPDATE ts_object SET usn = usn + 1, last_modifier = ?,
-                    date_last_modified = GREATEST(date_last_modified, ?),
-                    lock_token = CASE WHEN lock_holder = ? AND %s THEN lock_token ELSE ? END,
-                    lock_holder = ?, lock_owner = ?, lock_timeout = ?
-                WHERE id = ? AND class_name = ? AND (lock_holder IS NULL OR lock_holder = ?
-                    OR (lock_holder = ? AND lock_token = ?)
-                    OR %s)
-                RETURNING *)
-            SELECT w.*, TRUE AS granted FROM written w
-            UNION ALL
-            SELECT o.*, FALSE FROM ts_object o WHERE o.id = ? AND NOT EXISTS (SELECT 1 FROM written)"""
-            .formatted(LOCK_EXPIRY.heldAt("?"), LOCK_EXPIRY.lapsedAt("?"));
-
-    /** A row {@link #LOCK_IN_ONE_STATEMENT} returned, and whether it was written. */
-    private record FoundRow(ObjectRecord row, boolean granted) {
-    }
-
-    /** The object row at the result set's cursor (PostgreSQL: timestamps with time zone). */
-    private static ObjectRecord objectRecord(ResultSet rs) throws SQLException {
-        ObjectRecord r = new ObjectRecord();
-        r.id = rs.getObject("id", UUID.class);
-        r.className = rs.getString("class_name");
-        r.usn = rs.getLong("usn");
-        r.creator = rs.getString("creator");
-        r.dateCreated = rs.getObject("date_created", OffsetDateTime.class).toInstant();
-        r.lastModifier = rs.getString("last_modifier");
-        r.dateLastModified = rs.getObject("date_last_modified", OffsetDateTime.class).toInstant();
-        r.propValues = rs.getString("prop_values");
-        r.lockHolder = rs.getString("lock_holder");
-        r.lockOwner = rs.getString("lock_owner");
-        r.lockToken = rs.getObject("lock_token", UUID.class);
-        r.lockTimeout = rs.getObject("lock_timeout", Integer.class);
-        return r;
-    }
-
-    /** A cooperative lock as this engine last wrote it: the stored class, the lock and when it lapses. */
-    private record HeldHere(String className, LockState lock, Instant expiry, long usn) {
-    }
-
-    /** Keeps {@link #heldHere} as this engine last wrote each object: a lock held, or none. */
-    private void remember(UUID id, ObjectState written) {
-        if (written == null) {
-            heldHere.invalidate(id);
-            return;
-        }
-        LockState lock = written.lock();
-        HeldHere now = new HeldHere(written.className(), lock, lock.expiry(written.dateLastModified()), written.usn());
-        // Saves of one row here end in any order (an unlock that passed the lock on, its taker's grant): the latest stands.
-        heldHere.asMap().merge(id, now, (was, is) -> was.usn() > is.usn() ? was : is);
     }
 
     /**
@@ -931,14 +577,16 @@ final class ObjectPersistence {
         // cost more than the statement itself on H2 (docs/BENCHMARKS.md).
         GuardedWrite write = GuardedWrite.of("ts_object", "id", id).ifUsn(current.usn());
         if (pendingLock.unlocking()) {
-            write.notifying(database.notifications(), UNLOCKS, unlockTopic(id), id.toString()); // other processes' waiters
+            locks.notifying(write, id, false); // other processes' waiters
         }
         write.set("prop_values", encode(definition, id, valid));
         boolean written = stamped(write, tx.user(), tx.now, lock).update(session);
         if (!written) {
             throw tx.lookedAt.contains(id) ? LookAgain.INSTANCE : lostRace(session, className, id, current.usn());
         }
-        handOverIfNotified(id, write, current.usn());
+        if (pendingLock.unlocking()) {
+            locks.notified(id, write, current.usn());
+        }
         tx.lockedRows.remove(id); // written: what this transaction read is no longer the row
         tx.written();
         notify(tx, new ObjectWrite(ObjectWrite.kindOfUpdate(current.values(), valid, pendingLock), id, className, tx.user(),
@@ -990,7 +638,7 @@ final class ObjectPersistence {
         preprocessors.run(definition, Action.DELETE, o.getId(), tx, new LinkedHashMap<>(current.values()), current.values());
         GuardedWrite write = GuardedWrite.of("ts_object", "id", o.getId()).ifUsn(current.usn());
         if (current.lock().exists()) {
-            write.notifying(database.notifications(), UNLOCKS, unlockTopic(o.getId()), DELETED + o.getId()); // its waiters learn it is gone
+            locks.notifying(write, o.getId(), true); // its waiters learn it is gone
         }
         if (!write.delete(session)) {
             throw lostRace(session, o.getClassName(), o.getId(), current.usn());

@@ -3,9 +3,7 @@ package dev.turnstile.engine.objects;
 import dev.turnstile.api.ChangePreprocessor;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.engine.db.Database;
-import dev.turnstile.engine.db.Sql;
 
-import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -26,26 +24,27 @@ public final class ObjectStoreServices {
     final ChangePreprocessors preprocessors = new ChangePreprocessors();
     final ObjectPersistence persistence;
 
-    /** What the metrics report of cooperative locks. */
-    public LockCounts lockCounts() {
-        return persistence.lockCounts;
-    }
     final SystemClasses systemClasses = new SystemClasses();
     private final String lockBreakerRole;
 
-    public ObjectStoreServices(Database database, String lockBreakerRole, Duration lockHandOver) {
-        this(database, lockBreakerRole, lockHandOver, Sql.isPostgres(database.productName()));
+    /** {@code locks}: the cooperative lock's part in saves (the {@code locks} capability). */
+    public ObjectStoreServices(Database database, String lockBreakerRole, LockHook locks) {
+        this(database, lockBreakerRole, locks, ObjectStatements.of(database.productName()));
     }
 
     /**
      * With {@code lockStatement} false a lock request takes the transaction every database takes,
      * on PostgreSQL too, where it is otherwise decided in one statement (the two-path tests).
      */
-    ObjectStoreServices(Database database, String lockBreakerRole, Duration lockHandOver, boolean lockStatement) {
+    ObjectStoreServices(Database database, String lockBreakerRole, LockHook locks, boolean lockStatement) {
+        this(database, lockBreakerRole, locks, lockStatement ? ObjectStatements.of(database.productName()) : new ObjectStatements());
+    }
+
+    private ObjectStoreServices(Database database, String lockBreakerRole, LockHook locks, ObjectStatements statements) {
         this.database = database;
         this.lockBreakerRole = lockBreakerRole;
         this.classes = new ClassRegistry(database, systemClasses);
-        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses, lockHandOver, lockStatement);
+        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses, locks, statements);
     }
 
     /**

@@ -16,7 +16,7 @@ import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.MutableClock;
 import dev.turnstile.engine.TurnstileMetrics;
-import dev.turnstile.engine.objects.LockPasses;
+import dev.turnstile.engine.locks.LockPasses;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;

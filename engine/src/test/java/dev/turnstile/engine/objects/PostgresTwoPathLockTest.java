@@ -10,6 +10,7 @@ import dev.turnstile.engine.EngineInternals;
 import dev.turnstile.engine.MutableClock;
 import dev.turnstile.engine.TestDatabases;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.locks.CooperativeLocks;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
@@ -93,7 +94,7 @@ class PostgresTwoPathLockTest {
                 answer = "waited";
             } else {
                 ObjectStoreServices services = engines.computeIfAbsent(step.user(),
-                        u -> new ObjectStoreServices(database, "lock-breaker", Duration.ZERO, lockStatement));
+                        u -> new ObjectStoreServices(database, "lock-breaker", new CooperativeLocks(database, Duration.ZERO), lockStatement));
                 try {
                     CustomObject o;
                     if (step.verb().equals("unlock")) {

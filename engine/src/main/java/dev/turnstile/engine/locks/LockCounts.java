@@ -1,4 +1,4 @@
-package dev.turnstile.engine.objects;
+package dev.turnstile.engine.locks;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;

@@ -1,8 +1,11 @@
-package dev.turnstile.engine.objects;
+package dev.turnstile.engine.locks;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.engine.db.WakeUps;
+import dev.turnstile.engine.objects.LockHook;
+import dev.turnstile.engine.objects.LockRules;
+import dev.turnstile.engine.objects.ObjectState;
 
 import java.util.ArrayDeque;
 import java.util.HashMap;
@@ -44,11 +47,11 @@ public final class LockPasses {
     private final Cache<UUID, Integer> inARow = Caffeine.newBuilder().maximumSize(10_000).build();
 
     /** A refused lock request waiting here, in its policy's wait, to be passed the lock. */
-    static final class Waiting {
+    static final class Waiting implements LockHook.Waiter {
         final UUID id;
-        final String className;
-        final LockRules.Actor actor;
-        final LockRules.Pending request;
+        private final String className;
+        private final LockRules.Actor actor;
+        private final LockRules.Pending request;
         private final WakeUps.Ticket ticket;
         private final AtomicInteger state = new AtomicInteger(WAITING);
         private final CountDownLatch decided = new CountDownLatch(1);
@@ -62,8 +65,24 @@ public final class LockPasses {
             this.ticket = ticket;
         }
 
+        @Override
+        public String className() {
+            return className;
+        }
+
+        @Override
+        public LockRules.Actor actor() {
+            return actor;
+        }
+
+        @Override
+        public LockRules.Pending request() {
+            return request;
+        }
+
         /** The holder's pass, written ({@code passed}: the row as it left it) or not (null); wakes the waiter. */
-        void decide(ObjectState passed) {
+        @Override
+        public void decide(ObjectState passed) {
             this.passed = passed;
             state.set(DECIDED);
             decided.countDown();
@@ -75,16 +94,15 @@ public final class LockPasses {
             return passed;
         }
 
-        /** Whether {@code o}, saved by {@code actor}, asks for the lock this request asked for. */
-        boolean askedAgainBy(DefaultIndependentObject o, LockRules.Actor actor) {
-            return o.getId().equals(id) && actor.equals(this.actor) && o.pendingLock().equals(request)
-                    && o.pendingValues().isEmpty();
+        /** Whether {@code r}, saved by {@code actor}, asks for the lock this request asked for. */
+        boolean askedAgainBy(LockHook.Request r, LockRules.Actor actor) {
+            return r.id().equals(id) && actor.equals(this.actor) && r.action().equals(request) && !r.valuesPending();
         }
     }
 
-    /** Parks {@code o}'s refused lock request, made by {@code actor} on this thread, whose policy now waits on {@code ticket}. */
-    void park(DefaultIndependentObject o, LockRules.Actor actor, WakeUps.Ticket ticket) {
-        Waiting w = new Waiting(o.getId(), o.getClassName(), actor, o.pendingLock(), ticket);
+    /** Parks refused lock request {@code r}, made by {@code actor} on this thread, whose policy now waits on {@code ticket}. */
+    void park(LockHook.Request r, LockRules.Actor actor, WakeUps.Ticket ticket) {
+        Waiting w = new Waiting(r.id(), r.className(), actor, r.action(), ticket);
         synchronized (waiting) {
             waiting.computeIfAbsent(w.id, k -> new ArrayDeque<>()).add(w);
             waiting.notifyAll(); // an unlock may be waiting for it (awaitWaiting)
@@ -115,7 +133,7 @@ public final class LockPasses {
      * The longest-waiting request for {@code id} that {@code fits}, claimed: the caller must
      * {@link Waiting#decide} it. Null if none waits, or the lock was passed {@link #IN_A_ROW} times.
      */
-    Waiting claim(UUID id, Predicate<Waiting> fits) {
+    Waiting claim(UUID id, Predicate<? super Waiting> fits) {
         if (inARow(id) >= IN_A_ROW) {
             return null;
         }
