@@ -44,7 +44,7 @@ public final class DispenserServices {
     final ObjectStoreServices objects;
     final Database database;
     /** Takes as one statement where the database allows (PostgreSQL). */
-    final OneStatementTake oneStatementTake;
+    final DispenserStatements statements;
     final RetryPolicies retryPolicies;
     final String adminRole;
     private final Map<String, DispenserConfig> configured;
@@ -66,7 +66,7 @@ public final class DispenserServices {
                              Map<String, DispenserConfig> configured, String adminRole) {
         this.objects = objects;
         this.database = database;
-        this.oneStatementTake = new OneStatementTake(objects, database);
+        this.statements = DispenserStatements.of(objects, database);
         this.retryPolicies = retryPolicies;
         this.configured = Map.copyOf(configured);
         this.adminRole = adminRole;
@@ -117,7 +117,7 @@ public final class DispenserServices {
     /** The COMBINING leaders' way to take a block, one per dispenser in this engine, saving as the system user. */
     OptimisticBlocks optimisticBlocks(String name, RetryPolicy policy) {
         return optimisticBlocks.computeIfAbsent(name, n -> new OptimisticBlocks(objects.engineStore(SYSTEM_USER), idOf(n),
-                policy, new Pessimistic(objects, oneStatementTake, SYSTEM_USER, idOf(n), policy), counts.conflictsOf(DispenserStrategy.COMBINING)));
+                policy, new Pessimistic(objects, statements, SYSTEM_USER, idOf(n), policy), counts.conflictsOf(DispenserStrategy.COMBINING)));
     }
 
     Set<String> configuredNames() {

@@ -18,9 +18,9 @@ final class Pessimistic implements Strategy {
     private final String user;
     private final UUID id;
     private final RetryPolicy policy;
-    private final OneStatementTake alone;
+    private final DispenserStatements alone;
 
-    Pessimistic(ObjectStoreServices objects, OneStatementTake alone, String user, UUID id, RetryPolicy policy) {
+    Pessimistic(ObjectStoreServices objects, DispenserStatements alone, String user, UUID id, RetryPolicy policy) {
         this.objects = objects;
         this.alone = alone;
         this.user = user;
@@ -35,7 +35,7 @@ final class Pessimistic implements Strategy {
 
     /**
      * One attempt, for a strategy whose policy is already running, that waits on the row lock: one
-     * statement where it can be ({@link OneStatementTake}), else one transaction.
+     * statement where it can be ({@link PostgresDispenserStatements}), else one transaction.
      */
     NumberBlock takeOnce(int count) {
         NumberBlock taken = takeAlone(count);

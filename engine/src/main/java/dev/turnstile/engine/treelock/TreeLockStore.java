@@ -42,8 +42,8 @@ final class TreeLockStore {
     private final Database database;
     private final Map<GrayMode, String> acquireSql = new EnumMap<>(GrayMode.class);
     private final Map<GrayMode, String> releaseSql = new EnumMap<>(GrayMode.class);
-    /** PostgreSQL: an acquire and a release in one statement each; null elsewhere. */
-    private final OneStatementTreeLocks oneStatement;
+    /** PostgreSQL: an acquire and a release in one statement each. */
+    private final TreeLockStatements statements;
 
     TreeLockStore(Database database) {
         this(database, Sql.isPostgres(database.productName()));
@@ -52,7 +52,8 @@ final class TreeLockStore {
     /** With {@code oneStatement} false, PostgreSQL too takes the transactions every database takes (the two-path tests). */
     TreeLockStore(Database database, boolean oneStatement) {
         this.database = database;
-        this.oneStatement = oneStatement ? new OneStatementTreeLocks(database, HEADS.freeMineOrLapsed("a.lease", "a.now_at")) : null;
+        this.statements = oneStatement ? new PostgresTreeLockStatements(database, HEADS.freeMineOrLapsed("a.lease", "a.now_at"))
+                : new TreeLockStatements();
         for (GrayMode mode : GrayMode.values()) {
             StringBuilder sql = new StringBuilder("UPDATE ts_tree_node SET usn = usn + 1, ").append(mode.column)
                     .append(" = ").append(mode.column).append(" + 1 WHERE node_path = :path");
@@ -82,8 +83,8 @@ final class TreeLockStore {
     /** Grants the whole request in one transaction, or throws {@link Blocked} having written nothing. */
     TreeLeaseRecord acquire(String leaseId, String owner, TreeLockRequest request, SortedMap<TreePath, GrayMode> marks,
                             String ticket, boolean queued, Duration lease) {
-        if (oneStatement != null) {
-            TreeLeaseRecord granted = oneStatement.acquire(leaseId, owner, request, marks, ticket, lease);
+        if (statements.inOneStatement()) {
+            TreeLeaseRecord granted = statements.acquire(leaseId, owner, request, marks, ticket, lease);
             if (granted != null) {
                 return granted;
             }
@@ -142,8 +143,8 @@ final class TreeLockStore {
     }
 
     boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks, java.util.Collection<TreePath> nodes) {
-        if (oneStatement != null) {
-            boolean released = oneStatement.release(leaseId, marks, CHANNEL, topics(nodes), paths(nodes));
+        if (statements.inOneStatement()) {
+            boolean released = statements.release(leaseId, marks, CHANNEL, topics(nodes), paths(nodes));
             if (released && IDLE_NODES.due()) {
                 sweepIdleNodes(); // its own transaction: a sweep reads the rows it deletes FOR UPDATE
             }

@@ -207,7 +207,7 @@ public abstract class AbstractDispenserContractTest {
     /** A take as one statement that commits itself: no transaction of the engine's, one UPDATE. */
     static final EngineStatistics ONE_STATEMENT = new EngineStatistics(0, 1, 0, 0, 1, 0);
 
-    /** Whether PESSIMISTIC and COMBINING take a block in one statement here (PostgreSQL: {@code OneStatementTake}). */
+    /** Whether PESSIMISTIC and COMBINING take a block in one statement here (PostgreSQL: {@code PostgresDispenserStatements}). */
     protected boolean takesInOneStatement() {
         return false;
     }

@@ -30,7 +30,7 @@ import java.util.stream.Stream;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The take decided in one statement on PostgreSQL ({@link OneStatementTake}) and the take through
+ * The take decided in one statement on PostgreSQL ({@link PostgresDispenserStatements}) and the take through
  * the object layer ({@link Pessimistic#take} under {@link Series#settle} and {@link Register#record})
  * run the same table of cases — periods starting and restarting, a clock that goes back, a start
  * value set, register rows — each on a dispenser of its own, and must answer the same numbers and
@@ -110,7 +110,7 @@ class PostgresTwoPathTakeTest {
                 admin.get(genericName).setStart(step.setStart());
                 continue;
             }
-            NumberBlock one = services.oneStatementTake.take(fast, step.count(), "clerk");
+            NumberBlock one = services.statements.take(fast, step.count(), "clerk");
             assertThat(one).as("the one-statement path ran").isNotNull();
             NumberBlock other = services.objects.inTransaction(() -> "the object layer's take", "clerk",
                     tx -> Pessimistic.take(tx, generic, step.count()));

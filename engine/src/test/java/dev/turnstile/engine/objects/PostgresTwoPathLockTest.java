@@ -29,7 +29,7 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A lock request decided in one statement on PostgreSQL ({@code ObjectPersistence.lockInOneStatement},
+ * A lock request decided in one statement on PostgreSQL ({@link PostgresObjectStatements},
  * FileNet's rule restated in SQL) and one decided in a transaction by {@link LockRules#next}, as on
  * every other database, play the same script — a free lock, another user's refused, the holder
  * refreshing it (its token kept), an exclusive request refused by its own holder, a lock lapsed by

@@ -24,7 +24,7 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The tree lock's statements on PostgreSQL ({@link OneStatementTreeLocks}: an acquire and a release
+ * The tree lock's statements on PostgreSQL ({@link PostgresTreeLockStatements}: an acquire and a release
  * in one statement each) and the transactions every other database runs ({@link TreeLockStore}'s
  * conditional updates) play the same script — Gray's conflicts between intentions and S/X, a waiter
  * at the head of a node holding back a younger request, its own grant clearing its place, shared

@@ -3,7 +3,6 @@ package dev.turnstile.engine.dispenser;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.NumberBlock;
 import dev.turnstile.engine.db.Database;
-import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 
 import java.sql.ResultSet;
@@ -26,26 +25,17 @@ import java.util.UUID;
  * another read of the table: after waiting for another take's commit, PostgreSQL evaluates the SET
  * list again on the row that take wrote, but would not read a subquery of the table again.
  */
-final class OneStatementTake {
+final class PostgresDispenserStatements extends DispenserStatements {
     private final ObjectStoreServices objects;
     private final Database database;
-    private final boolean postgres;
 
-    OneStatementTake(ObjectStoreServices objects, Database database) {
+    PostgresDispenserStatements(ObjectStoreServices objects, Database database) {
         this.objects = objects;
         this.database = database;
-        this.postgres = Sql.isPostgres(database.productName());
     }
 
-    /**
-     * The {@code count} numbers taken for {@code user} (or the combined callers {@link Register#issuers}
-     * names), or null, nothing taken, where a take needs the object layer: another database, the
-     * host's transaction, a change feed recording writes, or no such dispenser row.
-     */
+    @Override
     NumberBlock take(UUID id, int count, String user) {
-        if (!postgres) {
-            return null;
-        }
         List<String> issuers = Register.issuers(count, user);
         return objects.aloneUnrecorded(() -> "taking " + count + " number(s) from dispenser " + id, session ->
                 database.jdbc(session, TAKE, statement -> {

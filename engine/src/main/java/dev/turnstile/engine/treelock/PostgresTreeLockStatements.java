@@ -30,7 +30,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * on those rows — Gray's matrix and the queue rule — and only if every row grants does it mark
  * them, give up this request's queue places and insert the lease; otherwise it writes nothing.
  */
-final class OneStatementTreeLocks {
+final class PostgresTreeLockStatements extends TreeLockStatements {
     /** Statements per acquire when a node's rows are missing (new, or swept between two statements). */
     private static final int LOOKS = 3;
 
@@ -42,7 +42,12 @@ final class OneStatementTreeLocks {
     /** The release's statement by its rows and its roots: a text of its own for each, planned once per connection. */
     private final Map<List<Integer>, String> releaseByShape = new ConcurrentHashMap<>();
 
-    OneStatementTreeLocks(Database database, String headFreeMineOrLapsed) {
+    @Override
+    boolean inOneStatement() {
+        return true;
+    }
+
+    PostgresTreeLockStatements(Database database, String headFreeMineOrLapsed) {
         this.database = database;
         StringBuilder grantable = new StringBuilder("CASE l.mode");
         StringBuilder mark = new StringBuilder();
@@ -102,6 +107,7 @@ final class OneStatementTreeLocks {
      * Grants the request, or throws {@link TreeLockStore.Blocked} having written nothing; null if its
      * rows kept going missing ({@link #LOOKS} statements), for the transaction that makes them.
      */
+    @Override
     TreeLeaseRecord acquire(String leaseId, String owner, TreeLockRequest request, SortedMap<TreePath, GrayMode> marks,
                             String ticket, Duration lease) {
         List<IntentionStripes.Mark> rows = IntentionStripes.marks(marks, leaseId);
@@ -158,6 +164,7 @@ final class OneStatementTreeLocks {
      * processes, if one has said it has any on one of {@code topics}
      * ({@link Notifications#anotherProcessWaits}).
      */
+    @Override
     boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks, String channel, List<String> topics, String payload) {
         List<IntentionStripes.Mark> rows = IntentionStripes.marks(marks, leaseId);
         Object[] waiters = database.notifications().waiterParameters(topics);
