@@ -9,13 +9,13 @@ import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatchReport;
 import dev.turnstile.api.changes.DispatcherConfig;
 import dev.turnstile.engine.db.Expiry;
+import dev.turnstile.engine.db.WakeUps;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.List;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -38,8 +38,6 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
     private volatile Thread thread;
     private volatile boolean stopping;
     private volatile int failedPasses;
-    /** Wake-ups while idle: new changes recorded here, or in another process (PostgreSQL's notes). */
-    private final Semaphore news = new Semaphore(0);
     /** For tests: how many times the dispatcher has begun an idle wait. */
     volatile long idleWaits;
     /** For tests: told the instants (System.nanoTime) a client was held from and to, both inside the lease. */
@@ -159,50 +157,44 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
         thread.start();
     }
 
+    /**
+     * Passes until stopped. Idle, it waits for news — a change recorded here, or in another process
+     * (PostgreSQL's notes; it says first that it waits, so that other processes send them) — or its
+     * idle delay; after a failed pass, for its idle delay (at least 100 ms) or a stop.
+     */
     private void run(long until) {
-        while (!stopping && System.nanoTime() - until < 0) {
-            try {
-                news.drainPermits(); // what was recorded before this pass, the pass sees
-                boolean idle = runOnce().isIdle();
-                failedPasses = 0;
-                if (idle && !saidItWaits()) {
-                    idleWaits++;
-                    news.tryAcquire(config.idleDelay().toMillis(), TimeUnit.MILLISECONDS);
-                }
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (RuntimeException e) {
-                failedPasses++;
-                log.warn("{}: pass failed: {}", name, e.toString());
+        WakeUps.Ticket news = feed.news.register(List.of(ChangeLog.CHANNEL, this));
+        try {
+            while (!stopping && System.nanoTime() - until < 0) {
+                news.clearWakeUp(); // what was recorded before this pass, the pass sees
+                long wait;
                 try {
-                    Thread.sleep(Math.max(100, config.idleDelay().toMillis()));
-                } catch (InterruptedException ie) {
-                    Thread.currentThread().interrupt();
+                    boolean idle = runOnce().isIdle();
+                    failedPasses = 0;
+                    // Said just now that it waits: a change committed before then sent no note, so look again first.
+                    if (!idle || news.announceFor(config.idleDelay().toNanos())) {
+                        continue;
+                    }
+                    idleWaits++;
+                    wait = config.idleDelay().toNanos();
+                } catch (RuntimeException e) {
+                    failedPasses++;
+                    log.warn("{}: pass failed: {}", name, e.toString());
+                    wait = Math.max(TimeUnit.MILLISECONDS.toNanos(100), config.idleDelay().toNanos());
+                }
+                news.awaitWakeUp(wait);
+                if (Thread.currentThread().isInterrupted()) {
                     return;
                 }
             }
-        }
-    }
-
-    /**
-     * Before an idle wait: says that this process waits for changes, so that other processes' saves
-     * notify it (on PostgreSQL they send no note while none waits); true if it said so just now —
-     * a change committed before it sent no note, so the dispatcher looks once more first. Failing
-     * that, it waits its idle delay, as where nothing notifies.
-     */
-    private boolean saidItWaits() {
-        try {
-            return feed.database.waiting().announce(ChangeLog.CHANNEL, config.idleDelay());
-        } catch (RuntimeException e) {
-            log.debug("{}: could not say that it waits for changes; it looks again after its idle delay", name, e);
-            return false;
+        } finally {
+            news.closeUsed();
         }
     }
 
     /** Ends an idle wait now (or makes the next one return at once). */
     void wake() {
-        news.release();
+        feed.news.wake(this);
     }
 
     @Override
@@ -213,7 +205,7 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
             stopping = true;
             thread = null;
         }
-        news.release();
+        wake();
         if (t != null) {
             try {
                 t.join(60_000);

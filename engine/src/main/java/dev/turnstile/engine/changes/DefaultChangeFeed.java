@@ -18,6 +18,7 @@ import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.GuardedWrite;
 import dev.turnstile.engine.db.Lease;
+import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 
 import java.time.Duration;
@@ -44,6 +45,11 @@ public final class DefaultChangeFeed implements ChangeFeed {
     private final ObjectStore classes;
     private final boolean enabled;
 
+    /**
+     * The dispatchers' wake-ups: new changes (key {@link ChangeLog#CHANNEL}, told to other processes
+     * on that topic) wake them all; a stop wakes one (its own key).
+     */
+    final WakeUps news;
     /** The dispatchers made here, to stop when the engine closes (a dispatcher stops at most once more). */
     private final Set<DefaultChangeDispatcher> dispatchers = ConcurrentHashMap.newKeySet();
 
@@ -52,6 +58,7 @@ public final class DefaultChangeFeed implements ChangeFeed {
         this.sequencer = new Sequencer(database);
         this.classes = objects.engineStore("turnstile");
         this.enabled = enabled;
+        this.news = new WakeUps(database.waiting(), key -> ChangeLog.CHANNEL.equals(key) ? ChangeLog.CHANNEL : null);
         if (enabled) {
             objects.writeListener(new ChangeLog(database.notifications(), this::wakeDispatchers));
             database.notifications().listen(ChangeLog.CHANNEL, note -> wakeDispatchers());
@@ -162,7 +169,7 @@ public final class DefaultChangeFeed implements ChangeFeed {
 
     /** New changes were recorded (here, or in another process): idle dispatchers make a pass now. */
     private void wakeDispatchers() {
-        dispatchers.forEach(DefaultChangeDispatcher::wake);
+        news.wake(ChangeLog.CHANNEL);
     }
 
     /** Stops every dispatcher this feed made (the engine is closing): none keeps running on a closed database. */

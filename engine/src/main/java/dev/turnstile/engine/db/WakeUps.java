@@ -13,16 +13,18 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BooleanSupplier;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 /**
- * Waiters of this process for rows to be let go (a cooperative lock unlocked, say), woken when it
- * happens here or — through {@link Notifications} — in another process, instead of at the end of
- * their retry policy's wait. A refused attempt registers its ticket before it reads, so a release
- * between the refusal and the wait is not lost (the ticket keeps it as a permit), then arms it for
- * the failure it threw; the retry policy's wait after that failure ends when the ticket is woken
- * ({@link #awaitAfter}). A wake-up is a hint to try again, never a grant.
+ * The one way this process's waiters wait for something to be let go — a cooperative lock
+ * unlocked, tree lock nodes released, changes recorded for the dispatchers — woken when it happens
+ * here or, through {@link Notifications}, in another process (on topics this process says it waits
+ * on: {@link Waiting}), instead of at the end of their wait. A waiter registers its ticket before it
+ * looks, so a release between the look and the wait is not lost (the ticket keeps it as a permit),
+ * and waits on it ({@link Ticket#awaitWakeUp}). A refused cooperative lock arms its ticket for the
+ * failure it throws to the retry policy the caller runs it in: the policy's wait after that failure
+ * ends when the ticket is woken ({@link #awaitAfter}). A wake-up is a hint to look again, never a grant.
  *
  * <p>A release that one waiter can take wakes one waiter ({@link #wakeOne}), the longest waiting:
  * waking them all sent every waiter at the row at once, where all but one were refused — and a
@@ -41,28 +43,42 @@ public final class WakeUps {
     private static final ThreadLocal<Map<Object, Runnable>> endOfCallActions = ThreadLocal.withInitial(LinkedHashMap::new);
 
     /** Tickets by key, oldest first; guarded by {@code this}. */
-    private final Map<Object, LinkedHashSet<Ticket>> waiting = new HashMap<>();
-    private final Announcer announcer;
+    private final Map<Object, LinkedHashSet<Ticket>> tickets = new HashMap<>();
+    /** Where this process says it has waiters (null: nowhere, the waiters are woken from here only). */
+    private final Waiting waiting;
+    /** The topic of {@link Waiting} a key's releases are told on in other processes; null for a key told on none. */
+    private final Function<Object, String> topicOf;
 
     /**
-     * Says, before a waiter here waits for {@code keys}, that this process has one, so that their
-     * releases in other processes send it a note ({@link Waiting#announce}); true if it said
-     * so just now.
+     * Waiters on keys whose releases in other processes are told on {@code topicOf(key)}: before a
+     * waiter waits, this process says in {@code waiting} that it waits on those topics, so that the
+     * releases send it a note, and takes it back when none waits on them any more.
      */
-    @FunctionalInterface
-    public interface Announcer {
-        boolean announce(List<Object> keys, Duration wait);
-
-        /**
-         * Takes back what this process said of its waiters on {@code key} if {@code nobodyWaits}
-         * holds when it does ({@link Waiting#withdraw}); by default there is nothing to take back.
-         */
-        default void withdraw(Object key, BooleanSupplier nobodyWaits) {
-        }
+    public WakeUps(Waiting waiting, Function<Object, String> topicOf) {
+        this.waiting = waiting;
+        this.topicOf = topicOf;
     }
 
-    public WakeUps(Announcer announcer) {
-        this.announcer = announcer;
+    /** Waiters woken from this process only. */
+    public static WakeUps local() {
+        return new WakeUps(null, key -> null);
+    }
+
+    /** The distinct topics of {@code keys}. */
+    private Set<String> topics(Collection<?> keys) {
+        Set<String> topics = new LinkedHashSet<>();
+        for (Object key : keys) {
+            String topic = topicOf.apply(key);
+            if (topic != null) {
+                topics.add(topic);
+            }
+        }
+        return topics;
+    }
+
+    /** Whether no ticket here waits on a key of {@code topic}. */
+    private synchronized boolean nobodyWaitsOnTopic(String topic) {
+        return tickets.keySet().stream().noneMatch(key -> topic.equals(topicOf.apply(key)));
     }
 
     /** One attempt's interest in some keys; close it when the attempt no longer waits. */
@@ -109,7 +125,11 @@ public final class WakeUps {
                 announcedInCall.get().add(this);
             }
             try {
-                return announcer.announce(keys, Duration.ofMillis(millis));
+                boolean said = false;
+                for (String topic : waiting == null ? Set.<String>of() : topics(keys)) {
+                    said |= waiting.announce(topic, Duration.ofMillis(millis));
+                }
+                return said;
             } catch (RuntimeException e) {
                 log.debug("Could not say that a waiter waits; it wakes at the end of its wait", e);
                 return false;
@@ -136,11 +156,14 @@ public final class WakeUps {
             }
         }
 
-        /** Takes back what this process said of the ticket's keys, where no waiter here waits for one now. */
-        private void withdraw() {
-            for (Object key : keys) {
+        /** Takes back what this process said of the ticket's topics, where no waiter here waits on one now. */
+        public void withdraw() {
+            if (waiting == null) {
+                return;
+            }
+            for (String topic : topics(keys)) {
                 try {
-                    announcer.withdraw(key, () -> nobodyWaitsFor(key));
+                    waiting.withdraw(topic, () -> nobodyWaitsOnTopic(topic));
                 } catch (RuntimeException e) {
                     log.debug("Could not take back that a waiter waits; it lapses at the end of its last wait", e);
                 }
@@ -154,6 +177,11 @@ public final class WakeUps {
                     signal.release();
                 }
             }
+        }
+
+        /** Forgets a wake-up it was given and did not wait for: what came before now, the next look sees. */
+        public void clearWakeUp() {
+            signal.drainPermits();
         }
 
         /** Whether it has been woken and not yet used the wake-up. */
@@ -175,9 +203,9 @@ public final class WakeUps {
         public void closeUsed() {
             synchronized (WakeUps.this) {
                 for (Object key : keys) {
-                    LinkedHashSet<Ticket> tickets = waiting.get(key);
-                    if (tickets != null && tickets.remove(this) && tickets.isEmpty()) {
-                        waiting.remove(key);
+                    LinkedHashSet<Ticket> waiters = tickets.get(key);
+                    if (waiters != null && waiters.remove(this) && waiters.isEmpty()) {
+                        tickets.remove(key);
                     }
                 }
             }
@@ -197,7 +225,7 @@ public final class WakeUps {
         Ticket t = new Ticket(List.copyOf(keys));
         synchronized (this) {
             for (Object key : t.keys) {
-                waiting.computeIfAbsent(key, k -> new LinkedHashSet<>()).add(t);
+                tickets.computeIfAbsent(key, k -> new LinkedHashSet<>()).add(t);
             }
         }
         return t;
@@ -209,9 +237,9 @@ public final class WakeUps {
      */
     public void wakeOne(Object key) {
         synchronized (this) {
-            LinkedHashSet<Ticket> tickets = waiting.get(key);
-            if (tickets != null) {
-                for (Ticket t : tickets) {
+            LinkedHashSet<Ticket> waiters = tickets.get(key);
+            if (waiters != null) {
+                for (Ticket t : waiters) {
                     if (t.signal.availablePermits() == 0) {
                         t.signal.release();
                         return;
@@ -223,15 +251,15 @@ public final class WakeUps {
 
     /** Wakes every ticket registered on {@code key}: a change every waiter must see (the row deleted). */
     public synchronized void wake(Object key) {
-        LinkedHashSet<Ticket> tickets = waiting.get(key);
-        if (tickets != null) {
-            tickets.forEach(t -> t.signal.release());
+        LinkedHashSet<Ticket> waiters = tickets.get(key);
+        if (waiters != null) {
+            waiters.forEach(Ticket::wake);
         }
     }
 
     /** Wakes every ticket (notes from other processes may have been missed). */
     public synchronized void wakeAll() {
-        waiting.values().forEach(tickets -> tickets.forEach(t -> t.signal.release()));
+        tickets.values().forEach(waiters -> waiters.forEach(Ticket::wake));
     }
 
     /** Runs one retry policy's call: a ticket armed in it serves its waits, and none outlives it. */
@@ -294,7 +322,7 @@ public final class WakeUps {
 
     /** Whether no waiter here has a ticket on {@code key} (none waits, or is on its way to). */
     public synchronized boolean nobodyWaitsFor(Object key) {
-        return !waiting.containsKey(key);
+        return !tickets.containsKey(key);
     }
 
     /**

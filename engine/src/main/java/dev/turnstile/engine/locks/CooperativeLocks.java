@@ -21,7 +21,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
 import java.util.UUID;
-import java.util.function.BooleanSupplier;
 import java.util.function.Predicate;
 import java.util.function.Supplier;
 
@@ -63,21 +62,7 @@ public final class CooperativeLocks implements LockHook {
     /** {@code handOver}: how long an unlock that told other processes lets them go first (zero: not at all). */
     public CooperativeLocks(Database database, Duration handOver) {
         this.database = database;
-        this.unlockWaiters = new WakeUps(new WakeUps.Announcer() {
-            @Override
-            public boolean announce(List<Object> ids, Duration wait) {
-                boolean said = false;
-                for (Object id : ids) {
-                    said |= database.waiting().announce(unlockTopic(id), wait);
-                }
-                return said;
-            }
-
-            @Override
-            public void withdraw(Object id, BooleanSupplier nobodyWaits) {
-                database.waiting().withdraw(unlockTopic(id), nobodyWaits);
-            }
-        });
+        this.unlockWaiters = new WakeUps(database.waiting(), CooperativeLocks::unlockTopic);
         this.handOvers = new HandOvers(handOver, unlockWaiters, (className, id) -> rows.read(className, id).usn());
         // Another engine's notes only: this one's unlocks woke its own waiters (and one would end a hand-over's wait).
         database.notifications().listenToOthers(UNLOCKS, note -> {

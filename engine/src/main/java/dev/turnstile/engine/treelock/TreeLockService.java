@@ -8,7 +8,9 @@ import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Notifications;
 import dev.turnstile.engine.db.Sql;
+import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
 import io.github.resilience4j.core.IntervalFunction;
 import org.slf4j.Logger;
@@ -16,6 +18,7 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
 import java.util.SortedMap;
@@ -44,7 +47,8 @@ public final class TreeLockService {
     private final Duration lease;
     private final DefaultRetryPolicies policies;
     private final String policy;
-    private final Waiters waiters = new Waiters();
+    /** This process's waiters, by the nodes they wait for ({@link NodeKeys}). */
+    private final WakeUps waiters;
     private final AtomicLong lastTicket = new AtomicLong();
 
     public TreeLockService(Database database, DefaultRetryPolicies policies, EngineConfig config) {
@@ -53,8 +57,20 @@ public final class TreeLockService {
         this.lease = config.treeLockLease();
         this.policies = policies;
         this.policy = config.treeLockRetryPolicy();
+        this.waiters = new WakeUps(database.waiting(), NodeKeys::topic);
         // Releases in other processes wake this one's waiters at once where the database can say so.
-        database.notifications().listen(TreeLockStore.CHANNEL, waiters::wake);
+        database.notifications().listen(TreeLockStore.CHANNEL, note -> {
+            if (note.equals(Notifications.EVERYTHING)) {
+                waiters.wakeAll(); // notes may have been missed: every waiter looks again
+            } else {
+                wake(note.lines().map(TreePath::parse).toList());
+            }
+        });
+    }
+
+    /** Wakes this process's waiters that a change of {@code nodes} may unblock. */
+    private void wake(Collection<TreePath> nodes) {
+        NodeKeys.changed(nodes).forEach(waiters::wake);
     }
 
     /** The waits of the tree-lock policy in force now: a reload changes them for the next wait. */
@@ -128,7 +144,7 @@ public final class TreeLockService {
         String ticket = ticket(database.now(), leaseId);
         long deadline = System.nanoTime() + maxWait.toNanos();
         // Registered before the first attempt, so a release between a refusal and the wait still wakes us.
-        Waiters.Waiter waiter = maxWait.isZero() ? null : waiters.register(request);
+        WakeUps.Ticket waiter = maxWait.isZero() ? null : waiters.register(NodeKeys.waitingFor(request.nodes().keySet()));
         boolean queued = false;
         long requeueAt = 0;
         boolean granted = false;
@@ -159,7 +175,7 @@ public final class TreeLockService {
                             return Optional.of(new DefaultTreeLockHandle(this, mine, request, marks));
                         }
                         wait = nextWait(attempt, deadline);
-                        if (waiter != null && store.announceWaiter(request.nodes().keySet(), Duration.ofNanos(wait))) {
+                        if (waiter != null && waiter.announceFor(wait)) {
                             continue; // a release in another process between the refusal and now sent no note: look again
                         }
                         if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
@@ -175,7 +191,7 @@ public final class TreeLockService {
                         }
                         List<TreeLockRequest> reaped = store.reapExpired();
                         if (!reaped.isEmpty()) {
-                            reaped.forEach(r -> waiters.wake(r.nodes().keySet()));
+                            reaped.forEach(r -> wake(r.nodes().keySet()));
                             continue;
                         }
                     } catch (EngineRuntimeException e) {
@@ -196,15 +212,20 @@ public final class TreeLockService {
                 if (remaining <= 0) {
                     return Optional.empty();
                 }
-                waiter.await(wait >= 0 ? wait : nextWait(attempt, deadline));
+                waiter.awaitWakeUp(wait >= 0 ? wait : nextWait(attempt, deadline));
+                if (Thread.interrupted()) {
+                    throw EngineRuntimeException.interrupted("waiting for tree lock " + request, new InterruptedException());
+                }
             }
         } finally {
-            waiters.remove(waiter);
+            if (waiter != null) {
+                waiter.closeUsed();
+            }
             if (queued && !granted) {
                 leaveQueue(leaseId, request);
             }
             if (waiter != null) {
-                store.withdrawWaiter(request.nodes().keySet(), waiters::nobodyWaitsOn);
+                waiter.withdraw(); // takes back a word said for a long wait, where no waiter here waits on its roots
             }
         }
     }
@@ -237,7 +258,7 @@ public final class TreeLockService {
         } catch (EngineRuntimeException e) {
             log.warn("Could not leave the queue for {} (it lapses by itself within {}): {}", request, lease, e.getMessage());
         }
-        waiters.wake(request.nodes().keySet());
+        wake(request.nodes().keySet());
     }
 
     /**
@@ -276,7 +297,7 @@ public final class TreeLockService {
         for (int attempt = 1; ; attempt++) {
             try {
                 boolean released = store.release(handle.lockToken(), handle.marks(), handle.nodes().keySet());
-                waiters.wake(handle.nodes().keySet());
+                wake(handle.nodes().keySet());
                 return released;
             } catch (EngineRuntimeException e) {
                 if (isOutage(e) && System.nanoTime() - givingUpAt < 0) {

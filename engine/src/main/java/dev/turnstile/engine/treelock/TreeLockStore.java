@@ -162,28 +162,6 @@ final class TreeLockStore {
     }
 
     /**
-     * {@link dev.turnstile.engine.db.Waiting#announce} for each root of {@code nodes}: releases under other roots,
-     * which cannot conflict, send this process no note. True if it was said just now of any.
-     */
-    boolean announceWaiter(java.util.Collection<TreePath> nodes, Duration wait) {
-        boolean said = false;
-        for (String topic : topics(nodes)) {
-            said |= database.waiting().announce(topic, wait);
-        }
-        return said;
-    }
-
-    /**
-     * {@link dev.turnstile.engine.db.Waiting#withdraw} for each root of {@code nodes} where {@code nobodyWaitsOn}
-     * its topic: a waiter that got its lock, or gave up, takes back a word said for a long wait.
-     */
-    void withdrawWaiter(java.util.Collection<TreePath> nodes, java.util.function.Predicate<String> nobodyWaitsOn) {
-        for (String topic : topics(nodes)) {
-            database.waiting().withdraw(topic, () -> nobodyWaitsOn.test(topic));
-        }
-    }
-
-    /**
      * The topics a waiter on {@code nodes} waits on, and a release of them tells: one per root,
      * named by a hash of it (an id may be long and hold spaces; two roots that share a hash only
      * share their notes).

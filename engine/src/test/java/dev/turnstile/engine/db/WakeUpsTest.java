@@ -13,7 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * given to a waiter that stops without using it goes to the next; a delete wakes every waiter.
  */
 class WakeUpsTest {
-    private final WakeUps wakeUps = new WakeUps((keys, wait) -> false);
+    private final WakeUps wakeUps = WakeUps.local();
 
     @Test
     void wakeOne_wakesTheLongestWaiting_andTheNextWakeUpTheNext() {
