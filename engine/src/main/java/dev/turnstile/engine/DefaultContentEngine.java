@@ -11,6 +11,7 @@ import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.changes.DefaultChangeFeed;
 import dev.turnstile.engine.config.EngineConfigFile;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.engine.dispenser.DispenserServices;
 import dev.turnstile.engine.editlock.DefaultEditLocks;
 import dev.turnstile.engine.editlock.EditLockService;
@@ -18,6 +19,7 @@ import dev.turnstile.engine.locks.CooperativeLocks;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
 import dev.turnstile.engine.retry.PolicyFileWatch;
+import dev.turnstile.engine.retry.RetryWaits;
 import dev.turnstile.engine.treelock.DefaultTreeLocks;
 import dev.turnstile.engine.treelock.TreeLockService;
 
@@ -43,6 +45,19 @@ final class DefaultContentEngine implements ContentEngine {
     private final DefaultChangeFeed changes;
     private final EditLockService editLocks;
 
+    /** Retry policies wait on the engine's wake-ups: a refused cooperative lock's wait ends at its unlock. */
+    private static final RetryWaits WAKE_UPS = new RetryWaits() {
+        @Override
+        public <T> T call(Supplier<T> attempts) {
+            return WakeUps.retrying(attempts);
+        }
+
+        @Override
+        public void awaitAfter(Throwable failure, long millis) throws InterruptedException {
+            WakeUps.awaitAfter(failure, millis);
+        }
+    };
+
     /** Reads the engine's files again for a reload: none for a configuration built in code or bound from a Spring environment. */
     private static Supplier<Map<String, RetryPolicyConfig>> files(EngineConfig config) {
         if (config.source() == null || config.source().equals("builder") || !java.nio.file.Files.isRegularFile(Path.of(config.source()))) {
@@ -60,7 +75,8 @@ final class DefaultContentEngine implements ContentEngine {
     static DefaultRetryPolicies checkBeforeOpening(EngineConfig config, java.util.function.Consumer<EngineRuntimeException> errors) {
         DefaultRetryPolicies policies;
         try {
-            policies = new DefaultRetryPolicies(config.retryPolicies(), config.source(), config.hostTransactions(), files(config));
+            policies = new DefaultRetryPolicies(config.retryPolicies(), config.source(), config.hostTransactions(), files(config),
+                    WAKE_UPS);
         } catch (EngineRuntimeException e) {
             if (errors == null) {
                 throw e;

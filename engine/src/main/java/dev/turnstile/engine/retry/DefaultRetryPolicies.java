@@ -56,6 +56,7 @@ public final class DefaultRetryPolicies implements RetryPolicies {
 
     private final String source;
     private final HostTransactions host;
+    private final RetryWaits waits;
     /** Reads the files again for a reload; null for an engine opened without a file. */
     private final Supplier<Map<String, RetryPolicyConfig>> files;
     /** Every policy in force, swapped whole by a reload: a call reads it once, at its start. */
@@ -64,18 +65,21 @@ public final class DefaultRetryPolicies implements RetryPolicies {
     private final Map<String, RetryPolicy> handles = new ConcurrentHashMap<>();
     private final List<Consumer<PolicyReload>> listeners = new CopyOnWriteArrayList<>();
 
+    /** Policies that sleep their waits, with no host transactions and no files to reload. */
     public DefaultRetryPolicies(Map<String, RetryPolicyConfig> configs, String source) {
-        this(configs, source, HostTransactions.NONE, null);
+        this(configs, source, HostTransactions.NONE, null, RetryWaits.SLEEP);
     }
 
     /**
      * Policies that make no second attempt inside the host's transaction: the host decides what a
-     * failure means. {@code files} reads the configuration files again for {@link #reload()}.
+     * failure means. {@code files} reads the configuration files again for {@link #reload()};
+     * {@code waits} is how every call waits between attempts.
      */
     public DefaultRetryPolicies(Map<String, RetryPolicyConfig> configs, String source, HostTransactions host,
-                                Supplier<Map<String, RetryPolicyConfig>> files) {
+                                Supplier<Map<String, RetryPolicyConfig>> files, RetryWaits waits) {
         this.source = source;
         this.host = host;
+        this.waits = waits;
         this.files = files;
         Map<String, RetryPolicyConfig> all = new LinkedHashMap<>(configs);
         all.putIfAbsent(DEFAULT, RetryPolicyConfig.ofDefaults());
@@ -88,7 +92,7 @@ public final class DefaultRetryPolicies implements RetryPolicies {
     private Map<String, DefaultRetryPolicy> build(Map<String, RetryPolicyConfig> configs, Map<String, DefaultRetryPolicy> kept) {
         Map<String, DefaultRetryPolicy> all = new LinkedHashMap<>(kept);
         configs.forEach((name, config) -> all.put(name, new DefaultRetryPolicy(name, config, FailureMatcher.of(name, source, config),
-                host, metrics.computeIfAbsent(name, n -> new DefaultRetryPolicy.Metrics()))));
+                host, waits, metrics.computeIfAbsent(name, n -> new DefaultRetryPolicy.Metrics()))));
         return Collections.unmodifiableMap(all);
     }
 

@@ -5,7 +5,6 @@ import dev.turnstile.api.retry.RetryExhaustedException;
 import dev.turnstile.api.retry.RetryMetrics;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
-import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.spi.HostTransactions;
 import io.github.resilience4j.core.IntervalBiFunction;
 import io.github.resilience4j.core.IntervalFunction;
@@ -31,6 +30,7 @@ final class DefaultRetryPolicy implements RetryPolicy {
     private final RetryPolicyConfig config;
     private final FailureMatcher matcher;
     private final HostTransactions host;
+    private final RetryWaits waits;
     private final Retry retry;
     private final Metrics metrics;
 
@@ -49,9 +49,11 @@ final class DefaultRetryPolicy implements RetryPolicy {
         }
     }
 
-    DefaultRetryPolicy(String name, RetryPolicyConfig config, FailureMatcher matcher, HostTransactions host, Metrics metrics) {
+    DefaultRetryPolicy(String name, RetryPolicyConfig config, FailureMatcher matcher, HostTransactions host, RetryWaits waits,
+                       Metrics metrics) {
         this.metrics = metrics;
         this.host = host;
+        this.waits = waits;
         this.name = name;
         this.config = config;
         this.matcher = matcher;
@@ -67,7 +69,7 @@ final class DefaultRetryPolicy implements RetryPolicy {
      * The waits, kept inside the call's {@code maxTotalWait}: a wait that would end past it is not
      * slept at all — the call is marked over budget and ends at once (see {@link #afterFailure}),
      * so no call outlives its budget by a wait and no attempt starts once it is spent. Resilience4j
-     * is told to wait 0 ms: the policy waits itself ({@link WakeUps#awaitAfter}), so that the wait
+     * is told to wait 0 ms: the policy waits itself ({@link RetryWaits#awaitAfter}), so that the wait
      * after a refused lock ends when its holder unlocks.
      */
     private IntervalBiFunction<Object> withinBudget(IntervalFunction intervals) {
@@ -132,7 +134,7 @@ final class DefaultRetryPolicy implements RetryPolicy {
         Call outer = calls.get();
         calls.set(new Call(config.maxTotalWait() == null ? null : start + config.maxTotalWait().toNanos()));
         try {
-            return WakeUps.retrying(() -> attempts(action, start));
+            return waits.call(() -> attempts(action, start));
         } finally {
             calls.set(outer);
         }
@@ -186,7 +188,7 @@ final class DefaultRetryPolicy implements RetryPolicy {
             context.onRuntimeError(e); // computes the next wait (withinBudget), or rethrows when no attempt is left
             if (call.refusedWait < 0) {
                 log.debug("{}: attempt {} failed ({}); waiting {} ms", name, attempt, e.getMessage(), call.nextWait);
-                WakeUps.awaitAfter(e, call.nextWait);
+                waits.awaitAfter(e, call.nextWait);
             }
         } catch (InterruptedException interrupted) {
             Thread.currentThread().interrupt();
