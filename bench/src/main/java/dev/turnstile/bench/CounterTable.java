@@ -2,6 +2,7 @@ package dev.turnstile.bench;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
+import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,5 +37,38 @@ final class CounterTable {
             c.commit();
         }
         return row;
+    }
+
+    /**
+     * One increment of {@code row} in plain JDBC, and the value it wrote. On a Galera cluster a concurrent increment on another node
+     * aborts this one at commit (a certification conflict, SQLSTATE 40001): it goes again, as any
+     * application on Galera must; it committed nothing.
+     */
+    static long increment(Connection c, String table, int row) throws Exception {
+        while (true) {
+            try {
+                return incrementOnce(c, table, row);
+            } catch (SQLException e) {
+                if (!"40001".equals(e.getSQLState())) {
+                    throw e;
+                }
+                c.rollback();
+            }
+        }
+    }
+
+    private static long incrementOnce(Connection c, String table, int row) throws Exception {
+        try (PreparedStatement up = c.prepareStatement("UPDATE " + table + " SET n = n + 1 WHERE id = ?");
+             PreparedStatement read = c.prepareStatement("SELECT n FROM " + table + " WHERE id = ?")) {
+            up.setInt(1, row);
+            up.executeUpdate();
+            read.setInt(1, row);
+            try (ResultSet rs = read.executeQuery()) {
+                rs.next();
+                long n = rs.getLong(1);
+                c.commit();
+                return n;
+            }
+        }
     }
 }

@@ -14,8 +14,6 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.ResultSet;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Collections;
@@ -204,45 +202,12 @@ final class DispenserBenchmark implements Callable<Integer> {
             connections.add(database.connect());
         }
         try {
-            runFor(threads, t -> () -> floorIncrement(connections.get(t), row), Math.max(1, seconds / 2));
-            long[] counts = runFor(threads, t -> () -> floorIncrement(connections.get(t), row), seconds);
+            runFor(threads, t -> () -> CounterTable.increment(connections.get(t), TABLE, row), Math.max(1, seconds / 2));
+            long[] counts = runFor(threads, t -> () -> CounterTable.increment(connections.get(t), TABLE, row), seconds);
             return new double[] {counts[0] / (counts[1] / 1e9), 2};
         } finally {
             for (Connection c : connections) {
                 c.close();
-            }
-        }
-    }
-
-    /**
-     * One increment in plain JDBC. On a Galera cluster a concurrent increment on another node
-     * aborts this one at commit (a certification conflict, SQLSTATE 40001): it goes again, as any
-     * application on Galera must; it committed nothing.
-     */
-    private static long floorIncrement(Connection c, int row) throws Exception {
-        while (true) {
-            try {
-                return floorIncrementOnce(c, row);
-            } catch (java.sql.SQLException e) {
-                if (!"40001".equals(e.getSQLState())) {
-                    throw e;
-                }
-                c.rollback();
-            }
-        }
-    }
-
-    private static long floorIncrementOnce(Connection c, int row) throws Exception {
-        try (PreparedStatement up = c.prepareStatement("UPDATE " + TABLE + " SET n = n + 1 WHERE id = ?");
-             PreparedStatement read = c.prepareStatement("SELECT n FROM " + TABLE + " WHERE id = ?")) {
-            up.setInt(1, row);
-            up.executeUpdate();
-            read.setInt(1, row);
-            try (ResultSet rs = read.executeQuery()) {
-                rs.next();
-                long n = rs.getLong(1);
-                c.commit();
-                return n;
             }
         }
     }
@@ -372,8 +337,8 @@ final class DispenserBenchmark implements Callable<Integer> {
             for (int t = 0; t < 4; t++) {
                 connections.add(database.connect());
             }
-            runFor(4, t -> () -> floorIncrement(connections.get(t), row), warmUp);
-            report(stdin, 4, t -> () -> floorIncrement(connections.get(t), row));
+            runFor(4, t -> () -> CounterTable.increment(connections.get(t), TABLE, row), warmUp);
+            report(stdin, 4, t -> () -> CounterTable.increment(connections.get(t), TABLE, row));
             for (Connection c : connections) {
                 c.close();
             }

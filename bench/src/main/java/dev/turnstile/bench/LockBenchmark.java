@@ -1,21 +1,12 @@
 package dev.turnstile.bench;
 
-import com.zaxxer.hikari.HikariConfig;
-import com.zaxxer.hikari.HikariDataSource;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineConfig;
-import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.retry.Locking;
-import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
-import net.javacrumbs.shedlock.core.LockConfiguration;
-import net.javacrumbs.shedlock.core.SimpleLock;
-import net.javacrumbs.shedlock.provider.jdbc.JdbcLockProvider;
-import org.springframework.integration.jdbc.lock.DefaultLockRepository;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
-import org.springframework.jdbc.datasource.DataSourceTransactionManager;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -23,12 +14,7 @@ import picocli.CommandLine.Option;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
-import java.sql.Connection;
-import java.sql.PreparedStatement;
-import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.Comparator;
@@ -36,18 +22,15 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
-import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.Lock;
-import java.util.concurrent.locks.LockSupport;
 
 /**
  * A lock+unlock pair, as a user picking a lock for several nodes would compare them: the
@@ -63,9 +46,6 @@ import java.util.concurrent.locks.LockSupport;
 @Command(name = "locks", description = "Lock+unlock pairs per second: the cooperative lock beside ShedLock, Spring Integration's"
         + " JdbcLockRegistry and the database's own lock, uncontended, 4 threads, 2 JVMs x 2 threads.")
 final class LockBenchmark implements Callable<Integer> {
-    private static final String CLASS_NAME = "BenchLock";
-    private static final String POLICY = "bench-lock-pairs";
-    private static final List<String> COLUMNS = List.of("FLOOR", "SHEDLOCK", "JDBC_LOCK_REGISTRY", "TURNSTILE");
 
     @Mixin
     BenchDatabase database;
@@ -88,13 +68,17 @@ final class LockBenchmark implements Callable<Integer> {
     @Option(names = "--lock", hidden = true, description = "the child's lock: its name (and the Turnstile object's id)")
     String lock;
 
+    /** The locks compared, on {@link #database}. */
+    private LockColumns locks;
+
     @Override
     public Integer call() throws Exception {
+        locks = new LockColumns(database);
         if (child != null) {
             return runChild();
         }
-        List<String> chosen = columns == null ? COLUMNS : columns;
-        createTables();
+        List<String> chosen = columns == null ? LockColumns.COLUMNS : columns;
+        locks.createTables();
         System.out.printf(Locale.ROOT, "locks benchmark on %s: lock+unlock pairs per second, %d s per cell after %d s of"
                 + " warm-up, median of %d rounds%n%n", database.url(), seconds, warmUp, rounds);
         String[] cells = {"1 thread, own lock", "4 threads, one lock", "2 JVMs × 2 threads, one lock",
@@ -156,23 +140,10 @@ final class LockBenchmark implements Callable<Integer> {
                 : String.format(Locale.ROOT, turnstile.rate() < other.rate() / 10 ? "%.3f× (%s)" : "%.2f× (%s)", turnstile.rate() / other.rate(), to);
     }
 
-    /** One thread's pair: lock, then unlock, returning only once both are done. */
-    private interface Pair {
-        void run() throws Exception;
-    }
-
-    /** A column's locks in one process: a pair per thread on the lock named, and what to close after. */
-    private interface Locks extends AutoCloseable {
-        Pair pair(String lockName) throws Exception;
-
-        @Override
-        void close() throws Exception;
-    }
-
     private Cell inProcess(String column, int threads) throws Exception {
-        String name = newLock(column);
-        try (Locks locks = open(column, threads)) {
-            return measure(locks, name, threads);
+        String name = locks.newLock(column);
+        try (LockColumns.Locks opened = locks.open(column, threads)) {
+            return measure(opened, name, threads);
         }
     }
 
@@ -183,47 +154,47 @@ final class LockBenchmark implements Callable<Integer> {
      * notify that engine and hand it a turn it never takes.
      */
     private Cell afterPatientWaiter() throws Exception {
-        String id = newLock("TURNSTILE");
+        String id = locks.newLock("TURNSTILE");
         EngineConfig patient = EngineConfig.from(database.engineConfig(2))
                 .retryPolicy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build())
                 .build();
         ExecutorService one = Executors.newSingleThreadExecutor();
         try (ContentEngine holder = ContentEngine.open(database.engineConfig(2));
              ContentEngine elsewhere = ContentEngine.open(patient);
-             Locks locks = turnstile(1)) {
-            CustomObject held = holder.session("holder").objectStore().getCustomObject(CLASS_NAME, UUID.fromString(id));
+             LockColumns.Locks opened = locks.turnstile(1)) {
+            CustomObject held = holder.session("holder").objectStore().getCustomObject(LockColumns.CLASS_NAME, UUID.fromString(id));
             held.lock(30, "holder");
             held.save(RefreshMode.REFRESH);
-            CustomObject wanted = elsewhere.session("waiter").objectStore().getCustomObject(CLASS_NAME, UUID.fromString(id));
+            CustomObject wanted = elsewhere.session("waiter").objectStore().getCustomObject(LockColumns.CLASS_NAME, UUID.fromString(id));
             Future<?> waiter = one.submit(() -> Locking.withLock(wanted, 30, "waiter", elsewhere.retryPolicies().get("patient"),
                     locked -> null));
             TimeUnit.SECONDS.sleep(1); // time for the waiter to be refused and wait; the unlock wakes it either way
             held.unlock();
             held.save(RefreshMode.REFRESH);
             waiter.get(1, TimeUnit.MINUTES);
-            return measure(locks, id, 1);
+            return measure(opened, id, 1);
         } finally {
             one.shutdownNow();
         }
     }
 
     /** Runs pairs on {@code threads} threads for the warm-up, then for {@link #seconds}. */
-    private Cell measure(Locks locks, String name, int threads) throws Exception {
-        List<Pair> pairs = new ArrayList<>();
+    private Cell measure(LockColumns.Locks opened, String name, int threads) throws Exception {
+        List<LockColumns.Pair> pairs = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
-            pairs.add(locks.pair(name));
+            pairs.add(opened.pair(name));
         }
         run(pairs, warmUp);
         return run(pairs, seconds);
     }
 
-    private static Cell run(List<Pair> pairs, int seconds) throws Exception {
+    private static Cell run(List<LockColumns.Pair> pairs, int seconds) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(pairs.size());
         try {
             CountDownLatch gate = new CountDownLatch(1);
             AtomicBoolean stop = new AtomicBoolean();
             List<Future<long[]>> times = new ArrayList<>();
-            for (Pair pair : pairs) {
+            for (LockColumns.Pair pair : pairs) {
                 times.add(pool.submit(() -> {
                     gate.await();
                     long[] nanos = new long[1024];
@@ -260,7 +231,7 @@ final class LockBenchmark implements Callable<Integer> {
     }
 
     private Cell twoProcesses(String column) throws Exception {
-        String name = newLock(column);
+        String name = locks.newLock(column);
         List<List<String>> arguments = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
             arguments.add(List.of("locks", "--child", column, "--lock", name, "--seconds", "" + seconds,
@@ -282,8 +253,8 @@ final class LockBenchmark implements Callable<Integer> {
     /** A child: warms up on its own, then measures after the parent's GO, so both processes run together. */
     private int runChild() throws Exception {
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
-        try (Locks locks = open(child, 2)) {
-            List<Pair> pairs = List.of(locks.pair(lock), locks.pair(lock));
+        try (LockColumns.Locks opened = locks.open(child, 2)) {
+            List<LockColumns.Pair> pairs = List.of(opened.pair(lock), opened.pair(lock));
             run(pairs, warmUp);
             System.out.println("READY");
             System.out.flush();
@@ -294,194 +265,5 @@ final class LockBenchmark implements Callable<Integer> {
             System.out.flush();
         }
         return 0;
-    }
-
-    /** A fresh lock for one cell: a name, or for Turnstile a new object's id. */
-    private String newLock(String column) throws Exception {
-        if (!column.equals("TURNSTILE")) {
-            return "bench-" + UUID.randomUUID().toString().substring(0, 8);
-        }
-        try (ContentEngine engine = ContentEngine.open(database.engineConfig(2))) {
-            ObjectStore os = engine.session("bench").objectStore();
-            os.defineClass(CLASS_NAME, c -> c.int64("N"));
-            CustomObject o = os.createCustomObject(CLASS_NAME);
-            o.save(RefreshMode.REFRESH);
-            return o.getId().toString();
-        }
-    }
-
-    private Locks open(String column, int threads) throws Exception {
-        return switch (column) {
-            case "FLOOR" -> floor();
-            case "SHEDLOCK" -> shedLock(threads);
-            case "JDBC_LOCK_REGISTRY" -> lockRegistry(threads);
-            case "TURNSTILE" -> turnstile(threads);
-            default -> throw new IllegalArgumentException("no column " + column + "; columns are " + COLUMNS);
-        };
-    }
-
-    /** The database's own lock, one connection per thread: the floor every JDBC lock pays at least. */
-    private Locks floor() {
-        List<Connection> opened = new ArrayList<>();
-        return new Locks() {
-            @Override
-            public Pair pair(String name) throws Exception {
-                Connection c = database.connect();
-                opened.add(c);
-                String url = database.url();
-                if (url.startsWith("jdbc:postgresql")) {
-                    c.setAutoCommit(true);
-                    PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(?)");
-                    PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(?)");
-                    long key = name.hashCode();
-                    return () -> {
-                        lock.setLong(1, key);
-                        lock.executeQuery().close();
-                        unlock.setLong(1, key);
-                        unlock.executeQuery().close();
-                    };
-                }
-                if (url.startsWith("jdbc:mariadb")) {
-                    c.setAutoCommit(true);
-                    PreparedStatement lock = c.prepareStatement("SELECT GET_LOCK(?, 60)");
-                    PreparedStatement unlock = c.prepareStatement("SELECT RELEASE_LOCK(?)");
-                    return () -> {
-                        lock.setString(1, name);
-                        lock.executeQuery().close();
-                        unlock.setString(1, name);
-                        unlock.executeQuery().close();
-                    };
-                }
-                try (Statement s = c.createStatement()) {
-                    s.executeUpdate("MERGE INTO ts_bench_floor_lock (name) KEY (name) VALUES ('" + name + "')");
-                }
-                c.commit();
-                PreparedStatement lock = c.prepareStatement("SELECT name FROM ts_bench_floor_lock WHERE name = ? FOR UPDATE");
-                return () -> {
-                    lock.setString(1, name);
-                    lock.executeQuery().close();
-                    c.commit();
-                };
-            }
-
-            @Override
-            public void close() throws SQLException {
-                for (Connection c : opened) {
-                    c.close();
-                }
-            }
-        };
-    }
-
-    private HikariDataSource pool(int threads) {
-        HikariConfig config = new HikariConfig();
-        config.setJdbcUrl(database.url());
-        config.setUsername(database.user());
-        config.setPassword(database.password());
-        config.setMaximumPoolSize(threads + 1);
-        return new HikariDataSource(config);
-    }
-
-    /** ShedLock's JDBC provider: lock is one conditional UPDATE (an INSERT the first time), unlock one UPDATE. */
-    private Locks shedLock(int threads) {
-        HikariDataSource pool = pool(threads);
-        JdbcLockProvider provider = new JdbcLockProvider(pool, "ts_bench_shedlock");
-        return new Locks() {
-            @Override
-            public Pair pair(String name) {
-                return () -> {
-                    while (true) {
-                        Optional<SimpleLock> held = provider.lock(new LockConfiguration(Instant.now(), name,
-                                Duration.ofSeconds(30), Duration.ZERO));
-                        if (held.isPresent()) {
-                            held.get().unlock();
-                            return;
-                        }
-                        backOff();
-                    }
-                };
-            }
-
-            @Override
-            public void close() {
-                pool.close();
-            }
-        };
-    }
-
-    /** Spring Integration's JdbcLockRegistry: a local lock per key, then a row in INT_LOCK taken and deleted. */
-    private Locks lockRegistry(int threads) {
-        HikariDataSource pool = pool(threads);
-        DefaultLockRepository repository = new DefaultLockRepository(pool);
-        repository.setPrefix("TS_BENCH_INT_");
-        repository.setTransactionManager(new DataSourceTransactionManager(pool));
-        repository.afterPropertiesSet();
-        repository.afterSingletonsInstantiated();
-        JdbcLockRegistry registry = new JdbcLockRegistry(repository);
-        registry.setIdleBetweenTries(Duration.ofMillis(1));
-        return new Locks() {
-            @Override
-            public Pair pair(String name) {
-                return () -> {
-                    Lock l = registry.obtain(name);
-                    l.lock();
-                    l.unlock();
-                };
-            }
-
-            @Override
-            public void close() {
-                repository.close();
-                pool.close();
-            }
-        };
-    }
-
-    /** The cooperative lock: {@link Locking#withLock} with no work, waiting by a policy like the back-off above. */
-    private Locks turnstile(int threads) {
-        ContentEngine engine = ContentEngine.open(EngineConfig.from(database.engineConfig(threads + 1))
-                .retryPolicy(POLICY, RetryPolicyConfig.builder().maxAttempts(RetryPolicyConfig.MAX_ATTEMPTS)
-                        .waitDuration(Duration.ofMillis(1)).enableRandomizedWait(true).randomizedWaitFactor(0.5)
-                        .maxTotalWait(Duration.ofMinutes(10)).build())
-                .build());
-        RetryPolicy policy = engine.retryPolicies().get(POLICY);
-        int[] next = {0};
-        return new Locks() {
-            @Override
-            public Pair pair(String id) {
-                String user = "locker-" + ProcessHandle.current().pid() + "-" + next[0]++;
-                CustomObject o = engine.session(user).objectStore().getCustomObject(CLASS_NAME, UUID.fromString(id));
-                return () -> Locking.withLock(o, 30, "bench", policy, locked -> null);
-            }
-
-            @Override
-            public void close() {
-                engine.close();
-            }
-        };
-    }
-
-    /** A refused try of a lock that does not wait by itself waits 0.5 to 1.5 ms, as the Turnstile policy does. */
-    private static void backOff() {
-        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(500_000, 1_500_000));
-    }
-
-    /** The peers' tables, made if absent, with each project's own column types for the database. */
-    private void createTables() throws SQLException {
-        String url = database.url();
-        boolean postgres = url.startsWith("jdbc:postgresql");
-        boolean mariadb = url.startsWith("jdbc:mariadb");
-        String time = mariadb ? "DATETIME(6)" : "TIMESTAMP";
-        try (Connection c = database.connect(); Statement s = c.createStatement()) {
-            s.executeUpdate("CREATE TABLE IF NOT EXISTS ts_bench_shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY,"
-                    + " lock_until " + time + " NOT NULL, locked_at " + time + " NOT NULL, locked_by VARCHAR(255) NOT NULL)");
-            s.executeUpdate("CREATE TABLE IF NOT EXISTS TS_BENCH_INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100)"
-                    + " NOT NULL, CLIENT_ID CHAR(36), CREATED_DATE " + time + " NOT NULL, EXPIRED_AFTER " + time
-                    + " NOT NULL, CONSTRAINT TS_BENCH_INT_LOCK_PK PRIMARY KEY (LOCK_KEY, REGION))");
-            if (!postgres && !mariadb) {
-                s.executeUpdate("CREATE TABLE IF NOT EXISTS ts_bench_floor_lock (name VARCHAR(64) NOT NULL PRIMARY KEY)");
-            }
-            c.commit();
-        }
     }
 }

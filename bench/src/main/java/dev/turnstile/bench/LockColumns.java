@@ -1,0 +1,252 @@
+package dev.turnstile.bench;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
+import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
+import net.javacrumbs.shedlock.core.LockConfiguration;
+import net.javacrumbs.shedlock.core.SimpleLock;
+import net.javacrumbs.shedlock.provider.jdbc.JdbcLockProvider;
+import org.springframework.integration.jdbc.lock.DefaultLockRepository;
+import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
+import org.springframework.jdbc.datasource.DataSourceTransactionManager;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * The locks the locks benchmark compares, each as a user would take it on one database: the
+ * database's own lock (the floor), ShedLock's JDBC provider, Spring Integration's
+ * {@code JdbcLockRegistry} and the cooperative lock ({@link Locking#withLock}), with the tables
+ * they need.
+ */
+final class LockColumns {
+    static final String CLASS_NAME = "BenchLock";
+    static final List<String> COLUMNS = List.of("FLOOR", "SHEDLOCK", "JDBC_LOCK_REGISTRY", "TURNSTILE");
+    private static final String POLICY = "bench-lock-pairs";
+
+    private final BenchDatabase database;
+
+    LockColumns(BenchDatabase database) {
+        this.database = database;
+    }
+
+    /** One thread's pair: lock, then unlock, returning only once both are done. */
+    interface Pair {
+        void run() throws Exception;
+    }
+
+    /** A column's locks in one process: a pair per thread on the lock named, and what to close after. */
+    interface Locks extends AutoCloseable {
+        Pair pair(String lockName) throws Exception;
+
+        @Override
+        void close() throws Exception;
+    }
+
+    /** A fresh lock for one cell: a name, or for Turnstile a new object's id. */
+    String newLock(String column) throws Exception {
+        if (!column.equals("TURNSTILE")) {
+            return "bench-" + UUID.randomUUID().toString().substring(0, 8);
+        }
+        try (ContentEngine engine = ContentEngine.open(database.engineConfig(2))) {
+            ObjectStore os = engine.session("bench").objectStore();
+            os.defineClass(CLASS_NAME, c -> c.int64("N"));
+            CustomObject o = os.createCustomObject(CLASS_NAME);
+            o.save(RefreshMode.REFRESH);
+            return o.getId().toString();
+        }
+    }
+
+    Locks open(String column, int threads) throws Exception {
+        return switch (column) {
+            case "FLOOR" -> floor();
+            case "SHEDLOCK" -> shedLock(threads);
+            case "JDBC_LOCK_REGISTRY" -> lockRegistry(threads);
+            case "TURNSTILE" -> turnstile(threads);
+            default -> throw new IllegalArgumentException("no column " + column + "; columns are " + COLUMNS);
+        };
+    }
+
+    /** The database's own lock, one connection per thread: the floor every JDBC lock pays at least. */
+    private Locks floor() {
+        List<Connection> opened = new ArrayList<>();
+        return new Locks() {
+            @Override
+            public Pair pair(String name) throws Exception {
+                Connection c = database.connect();
+                opened.add(c);
+                String url = database.url();
+                if (url.startsWith("jdbc:postgresql")) {
+                    c.setAutoCommit(true);
+                    PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(?)");
+                    PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(?)");
+                    long key = name.hashCode();
+                    return () -> {
+                        lock.setLong(1, key);
+                        lock.executeQuery().close();
+                        unlock.setLong(1, key);
+                        unlock.executeQuery().close();
+                    };
+                }
+                if (url.startsWith("jdbc:mariadb")) {
+                    c.setAutoCommit(true);
+                    PreparedStatement lock = c.prepareStatement("SELECT GET_LOCK(?, 60)");
+                    PreparedStatement unlock = c.prepareStatement("SELECT RELEASE_LOCK(?)");
+                    return () -> {
+                        lock.setString(1, name);
+                        lock.executeQuery().close();
+                        unlock.setString(1, name);
+                        unlock.executeQuery().close();
+                    };
+                }
+                try (Statement s = c.createStatement()) {
+                    s.executeUpdate("MERGE INTO ts_bench_floor_lock (name) KEY (name) VALUES ('" + name + "')");
+                }
+                c.commit();
+                PreparedStatement lock = c.prepareStatement("SELECT name FROM ts_bench_floor_lock WHERE name = ? FOR UPDATE");
+                return () -> {
+                    lock.setString(1, name);
+                    lock.executeQuery().close();
+                    c.commit();
+                };
+            }
+
+            @Override
+            public void close() throws SQLException {
+                for (Connection c : opened) {
+                    c.close();
+                }
+            }
+        };
+    }
+
+    private HikariDataSource pool(int threads) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(database.url());
+        config.setUsername(database.user());
+        config.setPassword(database.password());
+        config.setMaximumPoolSize(threads + 1);
+        return new HikariDataSource(config);
+    }
+
+    /** ShedLock's JDBC provider: lock is one conditional UPDATE (an INSERT the first time), unlock one UPDATE. */
+    private Locks shedLock(int threads) {
+        HikariDataSource pool = pool(threads);
+        JdbcLockProvider provider = new JdbcLockProvider(pool, "ts_bench_shedlock");
+        return new Locks() {
+            @Override
+            public Pair pair(String name) {
+                return () -> {
+                    while (true) {
+                        Optional<SimpleLock> held = provider.lock(new LockConfiguration(Instant.now(), name,
+                                Duration.ofSeconds(30), Duration.ZERO));
+                        if (held.isPresent()) {
+                            held.get().unlock();
+                            return;
+                        }
+                        backOff();
+                    }
+                };
+            }
+
+            @Override
+            public void close() {
+                pool.close();
+            }
+        };
+    }
+
+    /** Spring Integration's JdbcLockRegistry: a local lock per key, then a row in INT_LOCK taken and deleted. */
+    private Locks lockRegistry(int threads) {
+        HikariDataSource pool = pool(threads);
+        DefaultLockRepository repository = new DefaultLockRepository(pool);
+        repository.setPrefix("TS_BENCH_INT_");
+        repository.setTransactionManager(new DataSourceTransactionManager(pool));
+        repository.afterPropertiesSet();
+        repository.afterSingletonsInstantiated();
+        JdbcLockRegistry registry = new JdbcLockRegistry(repository);
+        registry.setIdleBetweenTries(Duration.ofMillis(1));
+        return new Locks() {
+            @Override
+            public Pair pair(String name) {
+                return () -> {
+                    Lock l = registry.obtain(name);
+                    l.lock();
+                    l.unlock();
+                };
+            }
+
+            @Override
+            public void close() {
+                repository.close();
+                pool.close();
+            }
+        };
+    }
+
+    /** The cooperative lock: {@link Locking#withLock} with no work, waiting by a policy like the back-off above. */
+    Locks turnstile(int threads) {
+        ContentEngine engine = ContentEngine.open(EngineConfig.from(database.engineConfig(threads + 1))
+                .retryPolicy(POLICY, RetryPolicyConfig.builder().maxAttempts(RetryPolicyConfig.MAX_ATTEMPTS)
+                        .waitDuration(Duration.ofMillis(1)).enableRandomizedWait(true).randomizedWaitFactor(0.5)
+                        .maxTotalWait(Duration.ofMinutes(10)).build())
+                .build());
+        RetryPolicy policy = engine.retryPolicies().get(POLICY);
+        int[] next = {0};
+        return new Locks() {
+            @Override
+            public Pair pair(String id) {
+                String user = "locker-" + ProcessHandle.current().pid() + "-" + next[0]++;
+                CustomObject o = engine.session(user).objectStore().getCustomObject(CLASS_NAME, UUID.fromString(id));
+                return () -> Locking.withLock(o, 30, "bench", policy, locked -> null);
+            }
+
+            @Override
+            public void close() {
+                engine.close();
+            }
+        };
+    }
+
+    /** A refused try of a lock that does not wait by itself waits 0.5 to 1.5 ms, as the Turnstile policy does. */
+    private static void backOff() {
+        LockSupport.parkNanos(ThreadLocalRandom.current().nextLong(500_000, 1_500_000));
+    }
+
+    /** The peers' tables, made if absent, with each project's own column types for the database. */
+    void createTables() throws SQLException {
+        String url = database.url();
+        boolean postgres = url.startsWith("jdbc:postgresql");
+        boolean mariadb = url.startsWith("jdbc:mariadb");
+        String time = mariadb ? "DATETIME(6)" : "TIMESTAMP";
+        try (Connection c = database.connect(); Statement s = c.createStatement()) {
+            s.executeUpdate("CREATE TABLE IF NOT EXISTS ts_bench_shedlock (name VARCHAR(64) NOT NULL PRIMARY KEY,"
+                    + " lock_until " + time + " NOT NULL, locked_at " + time + " NOT NULL, locked_by VARCHAR(255) NOT NULL)");
+            s.executeUpdate("CREATE TABLE IF NOT EXISTS TS_BENCH_INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100)"
+                    + " NOT NULL, CLIENT_ID CHAR(36), CREATED_DATE " + time + " NOT NULL, EXPIRED_AFTER " + time
+                    + " NOT NULL, CONSTRAINT TS_BENCH_INT_LOCK_PK PRIMARY KEY (LOCK_KEY, REGION))");
+            if (!postgres && !mariadb) {
+                s.executeUpdate("CREATE TABLE IF NOT EXISTS ts_bench_floor_lock (name VARCHAR(64) NOT NULL PRIMARY KEY)");
+            }
+            c.commit();
+        }
+    }
+}
