@@ -322,7 +322,7 @@ public final class EngineConfig {
             return this;
         }
 
-        /** Whether saves record changes for the change feed (on by default). */
+        /** Whether saves record changes for the change feed (off by default: a save then writes no change row). */
         public Builder changesEnabled(boolean enabled) {
             this.changesEnabled = enabled;
             return this;

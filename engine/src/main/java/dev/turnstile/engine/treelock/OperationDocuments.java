@@ -1,8 +1,11 @@
 package dev.turnstile.engine.treelock;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.treelock.TreeLockMode;
 import dev.turnstile.api.treelock.TreeLockRequest;
@@ -10,6 +13,7 @@ import dev.turnstile.api.treelock.TreePath;
 import org.w3c.dom.Element;
 import org.w3c.dom.NamedNodeMap;
 import org.w3c.dom.Node;
+import org.w3c.dom.Text;
 import org.xml.sax.InputSource;
 import org.xml.sax.SAXException;
 
@@ -28,7 +32,9 @@ import javax.xml.parsers.ParserConfigurationException;
  * fails naming the node's path in the document, so a typo never locks the wrong subtree.
  */
 final class OperationDocuments {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    /** Strict: a key twice, or a second document after the first, is refused (a lenient reader took the last, or the first). */
+    private static final ObjectMapper JSON = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
     private static final Set<String> JSON_KEYS = Set.of("type", "id", "mode", "children");
 
     private OperationDocuments() {
@@ -91,7 +97,7 @@ final class OperationDocuments {
             if (child instanceof Element e) {
                 leaf = false;
                 xmlNode(document, e, path, request);
-            } else if (child.getNodeType() == Node.TEXT_NODE && !child.getTextContent().isBlank()) {
+            } else if (child instanceof Text text && !text.getTextContent().isBlank()) { // CDATA too
                 throw bad(document, path.toString(), "holds text '" + child.getTextContent().strip() + "'; only child elements");
             }
         }
@@ -102,7 +108,9 @@ final class OperationDocuments {
         try {
             return JSON.readTree(document);
         } catch (JsonProcessingException e) {
-            throw bad(document, "(document)", "not valid JSON: " + e.getOriginalMessage());
+            String why = e.getOriginalMessage().startsWith("Trailing token")
+                    ? "a second document after the first (one document names the nodes)" : e.getOriginalMessage();
+            throw bad(document, "(document)", "not valid JSON: " + why);
         }
     }
 
@@ -116,7 +124,7 @@ final class OperationDocuments {
                 throw bad(document, where, "unknown key '" + field.getKey() + "'; a node has " + JSON_KEYS.stream().sorted().toList());
             }
         }
-        TreePath path = path(document, where, parent, text(node, "type"), text(node, "id"));
+        TreePath path = path(document, where, parent, text(document, where, node, "type"), text(document, where, node, "id"));
         JsonNode children = node.get("children");
         if (children != null && (!children.isArray() || children.isEmpty())) {
             throw bad(document, path.toString(), "children must be a non-empty array; leave it out on a leaf");
@@ -124,12 +132,19 @@ final class OperationDocuments {
         if (children != null) {
             children.forEach(child -> jsonNode(document, child, path, request));
         }
-        addNode(document, path, children == null, text(node, "mode"), request);
+        addNode(document, path, children == null, text(document, path.toString(), node, "mode"), request);
     }
 
-    private static String text(JsonNode node, String key) {
+    /** The text of {@code key}, or null without it; a number, a boolean or a structure there is refused. */
+    private static String text(String document, String where, JsonNode node, String key) {
         JsonNode value = node.get(key);
-        return value == null || !value.isValueNode() || value.isNull() ? null : value.asText();
+        if (value == null || value.isNull()) {
+            return null;
+        }
+        if (!value.isTextual()) {
+            throw bad(document, where, key + " = " + value + ": must be text in quotes");
+        }
+        return value.asText();
     }
 
     private static TreePath path(String document, String where, TreePath parent, String type, String id) {

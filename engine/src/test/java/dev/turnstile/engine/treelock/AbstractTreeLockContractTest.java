@@ -572,6 +572,21 @@ public abstract class AbstractTreeLockContractTest {
     }
 
     @Test
+    void operationDocuments_refuseHiddenText_duplicateKeys_trailingDocuments_andNumericIds_namingEach() {
+        String s = site.last().id();
+        assertThat(failure(() -> locks.parseRequest("<site id=\"" + s + "\"><bench id=\"1\"><![CDATA[bench:9]]></bench></site>"))
+                .getMessage()).contains("operation document at site:" + s + "/bench:1").contains("holds text 'bench:9'; only child elements");
+        assertThat(failure(() -> locks.parseRequest("{\"type\":\"site\",\"id\":\"" + s + "\",\"id\":\"other\"}")).getMessage())
+                .contains("operation document at (document)").contains("not valid JSON: Duplicate field 'id'");
+        assertThat(failure(() -> locks.parseRequest("{\"type\":\"site\",\"id\":\"" + s + "\"} {\"type\":\"site\",\"id\":\"x\"}"))
+                .getMessage()).contains("operation document at (document)").contains("a second document after the first");
+        assertThat(failure(() -> locks.parseRequest("{\"type\":\"site\",\"id\":\"" + s
+                + "\",\"children\":[{\"type\":\"bench\",\"id\":7}]}")).getMessage())
+                .contains("operation document at site:" + s + "/(child)").contains("id = 7: must be text in quotes");
+        assertThat(locks.status(site)).isEmpty();
+    }
+
+    @Test
     void operationDocuments_xmlAndJson_lockTheirLeaves() {
         String s = site.last().id();
         TreeLockRequest xml = locks.parseRequest("""
