@@ -39,6 +39,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The change propagation note as a demo: writers edit articles and comments (a bot makes bursts of
@@ -105,7 +106,14 @@ final class FeedCommand implements Callable<Integer> {
         String reference = "feed-" + run + "-reference";
         feed.registerClient(reference, ChangeFilter.classes(article, comment), DeliveryMode.CALLBACK);
         List<Change> everything = Collections.synchronizedList(new ArrayList<>());
-        feed.subscribe(reference, (client, changes) -> everything.addAll(changes));
+        // A subscriber that must never apply an older holder's late batch after a newer one keeps the
+        // highest fencing token it applied (with what it writes) and refuses a lower one.
+        AtomicLong applied = new AtomicLong();
+        feed.subscribe(reference, (client, changes, fencingToken) -> {
+            if (applied.accumulateAndGet(fencingToken, Math::max) == fencingToken) {
+                everything.addAll(changes);
+            }
+        });
         clients.forEach((name, filter) -> feed.registerClient(name, filter, DeliveryMode.QUEUE));
         out.printf("%d dispatcher process(es), %d clients, %d writers × %d edits, a bot making %d bursts of 5%n",
                 dispatchers, CLIENTS, writers, edits, bursts);

@@ -54,6 +54,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicLong;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -230,6 +231,33 @@ class ReadmeExamplesTest {
             assertThat(lag.pending()).isZero();
             feed.unregisterClient("search-index");
             feed.unregisterClient("price-cache");
+        }
+    }
+
+    @Test
+    void fencedSubscriber() {
+        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config).changesEnabled(true).build())) {
+            engine.session("alice").objectStore().defineClass("LedgerPosting", c -> c.integer32("Amount"));
+            ChangeFeed feed = engine.changes();
+            feed.registerClient("ledger", ChangeFilter.classes("LedgerPosting"), DeliveryMode.CALLBACK);
+            List<UUID> posted = new java.util.ArrayList<>();
+            // region fenced-subscriber
+            AtomicLong applied = new AtomicLong();    // in practice a column written in the same transaction as the postings
+            feed.subscribe("ledger", (client, changes, fencingToken) -> {
+                if (applied.accumulateAndGet(fencingToken, Math::max) != fencingToken) {
+                    return;                           // a paused holder's late batch: a newer holder already delivered
+                }
+                changes.forEach(c -> posted.add(c.objectId()));
+            });
+            // endregion
+            CustomObject posting = engine.session("alice").objectStore().createCustomObject("LedgerPosting");
+            posting.save(RefreshMode.REFRESH);
+            ChangeDispatcher dispatcher = feed.dispatcher(DispatcherConfig.ofDefaults());
+            while (!dispatcher.runOnce().isIdle()) {
+                // deliver
+            }
+            assertThat(posted).containsExactly(posting.getId());
+            feed.unregisterClient("ledger");
         }
     }
 

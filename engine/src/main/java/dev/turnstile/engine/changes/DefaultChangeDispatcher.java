@@ -4,10 +4,10 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.changes.Change;
 import dev.turnstile.api.changes.ChangeDispatcher;
 import dev.turnstile.api.changes.ChangeFilter;
-import dev.turnstile.api.changes.ChangeSubscriber;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatchReport;
 import dev.turnstile.api.changes.DispatcherConfig;
+import dev.turnstile.api.changes.FencedChangeSubscriber;
 import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.WakeUps;
 import org.slf4j.Logger;
@@ -16,6 +16,7 @@ import org.slf4j.LoggerFactory;
 import java.sql.PreparedStatement;
 import java.time.Instant;
 import java.util.List;
+import java.util.concurrent.ScheduledFuture;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.TimeUnit;
 
@@ -46,6 +47,9 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
     interface HoldListener {
         void held(String client, long fromNanos, long toNanos);
     }
+
+    /** For tests: runs after a CALLBACK client's batch is read, before its call (where a pause hurts most). */
+    volatile Runnable beforeCall;
 
     DefaultChangeDispatcher(DefaultChangeFeed feed, DispatcherConfig config, String name) {
         this.feed = feed;
@@ -93,25 +97,91 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
         List<Change> matched = read.stream().filter(filter::matches).toList();
         List<Change> out = config.coalesce() ? Coalescer.coalesce(read, filter::matches) : matched;
         boolean queue = DeliveryMode.QUEUE.name().equals(client.mode);
+        long usn = leasedUsn;
         if (!queue && !out.isEmpty()) {
-            ChangeSubscriber subscriber = feed.subscribers.get(client.name);
+            FencedChangeSubscriber subscriber = feed.subscribers.get(client.name);
+            // The call runs on a live lease, renewed while it runs: never started on a lease that lapsed
+            // (a pause since the take), and never beside another dispatcher's call for the client.
+            Runnable pause = beforeCall;
+            if (pause != null) {
+                pause.run();
+            }
+            Renewal renewal = new Renewal(client.name, leasedUsn);
+            if (!renewal.renew()) {
+                log.warn("{}: lost client {} before delivering (its lease lapsed and another dispatcher took it)", name, client.name);
+                return new DispatchReport(client.name, read.size(), matched.size(), 0, client.position);
+            }
             try {
                 if (subscriber == null) {
                     throw new IllegalStateException("no subscriber in this process");
                 }
-                subscriber.deliver(client.name, out);
+                renewal.whileRunning(() -> subscriber.deliver(client.name, out, leasedUsn)); // the take's USN: only grows
             } catch (Exception e) {
                 log.warn("{}: delivering {} changes to {} failed; they come again: {}", name, out.size(), client.name, e.toString());
-                giveBack(client.name, leasedUsn, client.position, List.of(), heldFrom);
+                giveBack(client.name, renewal.usn(), client.position, List.of(), heldFrom);
                 return new DispatchReport(client.name, read.size(), matched.size(), 0, client.position);
             }
+            usn = renewal.usn();
         }
-        boolean advanced = giveBack(client.name, leasedUsn, position, queue ? out : List.of(), heldFrom);
+        boolean advanced = giveBack(client.name, usn, position, queue ? out : List.of(), heldFrom);
         if (!advanced) {
             log.warn("{}: lost client {} (its lease lapsed and another dispatcher took it); that one delivers again",
                     name, client.name);
         }
         return new DispatchReport(client.name, read.size(), matched.size(), advanced ? out.size() : 0, advanced ? position : client.position);
+    }
+
+    /** A subscriber's call, run while the client's lease is renewed. */
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    /**
+     * A client's lease held through a call: renewed before it starts and every third of a lease
+     * while it runs, each renewal guarded by the USN the last one left (a renewal moves it on).
+     */
+    private final class Renewal {
+        private final String client;
+        private long usn;
+
+        Renewal(String client, long usn) {
+            this.client = client;
+            this.usn = usn;
+        }
+
+        /** Extends the lease to a lease from now by the database clock; false if it lapsed or another took it. */
+        synchronized boolean renew() {
+            long was = usn;
+            boolean renewed = feed.database.inTransaction(() -> name + " renewing client " + client, session -> {
+                Instant now = feed.database.now();
+                return feed.clientLease.renew(client, name, now.plus(config.lease()), now).ifUsn(was).update(session);
+            });
+            if (renewed) {
+                usn = was + 1;
+            }
+            return renewed;
+        }
+
+        /** The USN the last renewal left; waits for one under way (its statement may have moved it). */
+        synchronized long usn() {
+            return usn;
+        }
+
+        void whileRunning(Call call) throws Exception {
+            long period = Math.max(1, config.lease().toMillis() / 3);
+            ScheduledFuture<?> beat = feed.heartbeats().scheduleWithFixedDelay(() -> {
+                try {
+                    renew();
+                } catch (RuntimeException e) {
+                    log.warn("{}: could not renew client {} while delivering: {}", name, client, e.toString());
+                }
+            }, period, period, TimeUnit.MILLISECONDS);
+            try {
+                call.run();
+            } finally {
+                beat.cancel(false);
+            }
+        }
     }
 
     /** Moves the position, touches and releases, and queues {@code toQueue}, in one transaction; false if the lease was lost. */

@@ -9,7 +9,7 @@ import dev.turnstile.api.changes.ChangeDispatcher;
 import dev.turnstile.api.changes.ChangeFeed;
 import dev.turnstile.api.changes.ChangeFilter;
 import dev.turnstile.api.changes.ChangeKind;
-import dev.turnstile.api.changes.ChangeSubscriber;
+import dev.turnstile.api.changes.FencedChangeSubscriber;
 import dev.turnstile.api.changes.ClientLag;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatcherConfig;
@@ -29,6 +29,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** The change feed on the engine's database; see {@link ChangeFeed}. */
@@ -41,7 +43,7 @@ public final class DefaultChangeFeed implements ChangeFeed {
     /** A client's dispatch lease: the dispatcher holding it and until when. */
     final Lease clientLease = new Lease("ts_feed_client", "client_name", "holder", "lease_until");
     final Sequencer sequencer;
-    final Map<String, ChangeSubscriber> subscribers = new ConcurrentHashMap<>();
+    final Map<String, FencedChangeSubscriber> subscribers = new ConcurrentHashMap<>();
     private final ObjectStore classes;
     private final boolean enabled;
 
@@ -50,6 +52,9 @@ public final class DefaultChangeFeed implements ChangeFeed {
      * on that topic) wake them all; a stop wakes one (its own key).
      */
     final WakeUps news;
+    /** Renews the leases of clients whose subscribers' calls are running ({@link #heartbeats}); made on first use. */
+    private ScheduledExecutorService heartbeats;
+
     /** The dispatchers made here, to stop when the engine closes (a dispatcher stops at most once more). */
     private final Set<DefaultChangeDispatcher> dispatchers = ConcurrentHashMap.newKeySet();
 
@@ -144,7 +149,7 @@ public final class DefaultChangeFeed implements ChangeFeed {
     }
 
     @Override
-    public void subscribe(String client, ChangeSubscriber subscriber) {
+    public void subscribe(String client, FencedChangeSubscriber subscriber) {
         ClientRecord r = client(client);
         if (!DeliveryMode.CALLBACK.name().equals(r.mode)) {
             throw EngineRuntimeException.badArgument("subscriber for client " + client, r.mode,
@@ -172,9 +177,27 @@ public final class DefaultChangeFeed implements ChangeFeed {
         news.wake(ChangeLog.CHANNEL);
     }
 
+    /** The thread that renews the leases of clients while their subscribers run. */
+    synchronized ScheduledExecutorService heartbeats() {
+        if (heartbeats == null) {
+            heartbeats = Executors.newSingleThreadScheduledExecutor(r -> {
+                Thread t = new Thread(r, "turnstile-feed-heartbeats");
+                t.setDaemon(true);
+                return t;
+            });
+        }
+        return heartbeats;
+    }
+
     /** Stops every dispatcher this feed made (the engine is closing): none keeps running on a closed database. */
     public void stopDispatchers() {
         dispatchers.forEach(DefaultChangeDispatcher::stop);
+        synchronized (this) {
+            if (heartbeats != null) {
+                heartbeats.shutdownNow();
+                heartbeats = null;
+            }
+        }
     }
 
     @Override

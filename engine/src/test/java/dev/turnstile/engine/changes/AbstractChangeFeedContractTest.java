@@ -23,6 +23,7 @@ import dev.turnstile.api.changes.PropertyChange;
 import dev.turnstile.api.changes.QueuedChange;
 import dev.turnstile.engine.MutableClock;
 import dev.turnstile.engine.TestDatabases;
+import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -339,38 +340,66 @@ public abstract class AbstractChangeFeedContractTest {
         }
     }
 
+    /** The client row's USN: every take, renewal and give-back moves it on. */
+    private long clientUsn(String client) throws java.sql.SQLException {
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(database.jdbcUrl(), database.username(), database.password());
+             java.sql.PreparedStatement s = c.prepareStatement("SELECT usn FROM ts_feed_client WHERE client_name = ?")) {
+            s.setString(1, client);
+            try (java.sql.ResultSet rs = s.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
+    /**
+     * A subscriber's call slower than the lease keeps its client: the lease is renewed while the call
+     * runs (every third of a lease), so no other dispatcher calls beside it — before, a second
+     * dispatcher took the client one lease in and delivered the batch again while the first call
+     * still ran. A dispatcher that really stops (its process killed or paused) loses the client
+     * after the lease ({@code AbstractMultiProcessChangeFeedTest}). Each batch carries its lease's
+     * fencing token, which only grows from holder to holder.
+     */
     @Test
-    void aDispatcherThatStopsMidBatch_losesItsClientAfterTheLease_andTheBatchIsDeliveredAgain() throws Exception {
+    void aCallSlowerThanTheLease_keepsItsClient_noSecondCallBesideIt_andTokensOnlyGrow() throws Exception {
         String c = client(DeliveryMode.CALLBACK, ChangeFilter.classes(cls));
         create(alice, "one");
         create(alice, "two");
         CountDownLatch inside = new CountDownLatch(1);
         CountDownLatch resume = new CountDownLatch(1);
         List<List<Long>> deliveries = Collections.synchronizedList(new ArrayList<>());
-        feed.subscribe(c, (client, changes) -> {
+        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+        feed.subscribe(c, (client, changes, fencingToken) -> {
             deliveries.add(changes.stream().flatMap(ch -> ch.changeIds().stream()).toList());
+            tokens.add(fencingToken);
             if (deliveries.size() == 1) {
                 inside.countDown();
-                resume.await(); // the first dispatcher hangs here mid-batch
+                resume.await(); // the first call runs on, past its lease
             }
         });
-        Duration lease = Duration.ofSeconds(30);
-        ChangeDispatcher hung = feed.dispatcher(DispatcherConfig.builder().name("hung").lease(lease).build());
-        ChangeDispatcher rescuer = feed.dispatcher(DispatcherConfig.builder().name("rescuer").lease(lease).build());
+        Duration lease = Duration.ofSeconds(3);
+        ChangeDispatcher slow = feed.dispatcher(DispatcherConfig.builder().name("slow").lease(lease).build());
+        ChangeDispatcher other = feed.dispatcher(DispatcherConfig.builder().name("other").lease(lease).build());
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
-            Future<DispatchReport> first = pool.submit(hung::runOnce);
+            Future<DispatchReport> first = pool.submit(slow::runOnce);
             assertThat(inside.await(10, TimeUnit.SECONDS)).isTrue();
-            assertThat(feed.lag(c).heldBy()).isEqualTo("hung");
-            assertThat(rescuer.runOnce().isIdle()).as("the client is held until the lease ends").isTrue();
-            clock.advance(lease.plusSeconds(1));
-            DispatchReport rescued = rescuer.runOnce();
-            assertThat(rescued.client()).isEqualTo(c);
-            assertThat(deliveries).hasSize(2);
-            assertThat(deliveries.get(1)).as("the same batch again").isEqualTo(deliveries.get(0));
+            assertThat(feed.lag(c).heldBy()).isEqualTo("slow");
+            // Twice the lease passes by the clock, a step at a time, each step inside the lease the last renewal set.
+            for (int step = 0; step < 3; step++) {
+                long usn = clientUsn(c);
+                clock.advance(lease.minusSeconds(1));
+                Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> clientUsn(c) > usn); // renewed
+            }
+            assertThat(other.runOnce().isIdle()).as("no second call while the first runs").isTrue();
+            assertThat(deliveries).hasSize(1);
             resume.countDown();
-            assertThat(first.get(10, TimeUnit.SECONDS).delivered()).as("the hung one lost its lease").isZero();
+            assertThat(first.get(10, TimeUnit.SECONDS).delivered()).as("the slow call's batch counts").isEqualTo(2);
             assertThat(feed.lag(c).pending()).isZero();
+            create(alice, "three");
+            assertThat(other.runOnce().delivered()).isEqualTo(1);
+            assertThat(tokens).hasSize(2);
+            assertThat(tokens.get(1)).as("the next holder's token").isGreaterThan(tokens.get(0));
         } finally {
             resume.countDown();
             pool.shutdownNow();

@@ -249,4 +249,34 @@ public abstract class AbstractMultiProcessChangeFeedTest {
         assertThat(String.join(",", redelivered)).as("the same batch, nothing lost").isEqualTo(delivering);
         assertThat(feed.lag(client).pending()).isZero();
     }
+
+    /**
+     * A dispatcher paused between reading a batch and calling its subscriber, past its lease, while
+     * another took the client and delivered: when it goes on it does not call (before: it called
+     * with the stale batch, 5 s after its lease, an older state applied after a newer one).
+     */
+    @Test
+    void aDispatcherPausedBeforeItsCall_pastItsLease_neverCalls_afterAnotherDelivered() throws Exception {
+        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String cls = "MpStall" + suffix;
+        alice.defineClass(cls, c -> c.string("Title"));
+        String client = PREFIX + "stall-" + suffix;
+        feed.registerClient(client, ChangeFilter.classes(cls), DeliveryMode.CALLBACK);
+        CustomObject o = alice.createCustomObject(cls);
+        o.save(RefreshMode.REFRESH);
+        List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
+        feed.subscribe(client, (c, changes, token) -> tokens.add(token));
+        ChangeDispatcher rescuer = feed.dispatcher(DispatcherConfig.builder().name("rescuer-" + suffix).build());
+        try (ChildJvm child = ChildJvm.start(ChangeWorker.class, args(1, "stall", client))) {
+            child.awaitLine("STALLED"::equals, STARTUP);
+            assertThat(feed.lag(client).heldBy()).startsWith("stall-");
+            clock.set(Instant.now().plusSeconds(3)); // past the child's 2 s lease, by this engine's clock
+            assertThat(rescuer.runOnce().delivered()).as("the rescuer takes the client and delivers").isEqualTo(1);
+            child.send("GO");
+            assertThat(child.awaitLine(l -> l.startsWith("DONE "), STARTUP)).isEqualTo("DONE delivered=0");
+            assertThat(child.lines()).noneMatch(l -> l.startsWith("DELIVERING"));
+        }
+        assertThat(tokens).hasSize(1);
+        assertThat(feed.lag(client).pending()).isZero();
+    }
 }

@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * A child process for the multi-process change feed tests. {@code dispatch LOG}: after GO, runs
  * dispatcher passes until STOP, appending "client fromNanos toNanos pid" to LOG for every time it
  * held a client (both instants inside its lease). {@code hang CLIENT}: subscribes CLIENT, dispatches, prints
- * "DELIVERING id,id,..." on its first batch and hangs there, to be killed. {@code save CLASS}: creates an
+ * "DELIVERING id,id,..." on its first batch and hangs there, to be killed. {@code stall CLIENT}: reads
+ * a batch with a 2 s lease, prints "STALLED" before its call and waits for a line, then goes on and
+ * prints "DELIVERING token" if it calls and "DONE delivered=n". {@code save CLASS}: creates an
  * object of CLASS for each SAVE line, printing "SAVED id", until another line.
  */
 public final class ChangeWorker {
@@ -38,6 +40,28 @@ public final class ChangeWorker {
                     System.out.println("SAVED " + o.getId());
                     System.out.flush();
                 }
+                return;
+            }
+            if (args[3].equals("stall")) {
+                // Reads a batch, then stalls before the call until told to go on: a pause past its lease.
+                engine.changes().subscribe(args[4], (client, changes, token) -> {
+                    System.out.println("DELIVERING " + token);
+                    System.out.flush();
+                });
+                DefaultChangeDispatcher d = (DefaultChangeDispatcher) engine.changes().dispatcher(DispatcherConfig.builder()
+                        .name("stall-" + pid).lease(java.time.Duration.ofSeconds(2)).build());
+                d.beforeCall = () -> {
+                    System.out.println("STALLED");
+                    System.out.flush();
+                    try {
+                        stdin.readLine();
+                    } catch (java.io.IOException e) {
+                        throw new java.io.UncheckedIOException(e);
+                    }
+                };
+                DispatchReport r = d.runOnce();
+                System.out.println("DONE delivered=" + r.delivered());
+                System.out.flush();
                 return;
             }
             if (args[3].equals("hang")) {

@@ -28,7 +28,12 @@ public interface ChangeFeed {
     List<String> clients();
 
     /** In this process: the callback for a {@link DeliveryMode#CALLBACK} client. */
-    void subscribe(String client, ChangeSubscriber subscriber);
+    default void subscribe(String client, ChangeSubscriber subscriber) {
+        subscribe(client, (FencedChangeSubscriber) (c, changes, fencingToken) -> subscriber.deliver(c, changes));
+    }
+
+    /** In this process: the callback for a {@link DeliveryMode#CALLBACK} client, told each batch's fencing token. */
+    void subscribe(String client, FencedChangeSubscriber subscriber);
 
     /** A new dispatcher in this process. */
     ChangeDispatcher dispatcher(DispatcherConfig config);
