@@ -19,6 +19,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -76,6 +77,13 @@ class TurnstileServerTest {
             b.header("Authorization", "Bearer " + bearer);
         }
         return http.send(b.build(), HttpResponse.BodyHandlers.ofString());
+    }
+
+    /** A workflow's {@code next} with an {@code Idempotency-Key}, as {@code bearer}. */
+    private HttpResponse<String> sendKeyed(String key, String bearer) throws Exception {
+        return http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + server.port() + "/api/dispensers/" + dispenser + "/next"))
+                .POST(HttpRequest.BodyPublishers.noBody()).header("Authorization", "Bearer " + bearer).header("Idempotency-Key", key)
+                .build(), HttpResponse.BodyHandlers.ofString());
     }
 
     private JsonNode json(HttpResponse<String> r) throws Exception {
@@ -210,6 +218,37 @@ class TurnstileServerTest {
                 "{\"count\": 1, \"pad\": \"" + "x".repeat((int) TurnstileServer.MAX_BODY_BYTES) + "\"}", token);
         assertThat(huge.statusCode()).isEqualTo(413);
         assertThat(current()).as("nothing was taken").isEqualTo(before);
+    }
+
+    @Test
+    void aWorkflowsTypo_neverTakesANumber_unknownOrRepeatedKeys_aCountGivenTwice_orAboveTheCap() throws Exception {
+        long before = current();
+        String next = "/api/dispensers/" + dispenser + "/next";
+        Map<String, String> refused = new LinkedHashMap<>();
+        refused.put(next + " {\"other\": 1}", "unknown key 'other' in the body; it holds only count");
+        refused.put(next + " {\"count\": 2, \"count\": 7}", "Duplicate field 'count'");
+        refused.put(next + "?count=2 {\"count\": 5}", "count is given twice (?count=2 and the body's 5); give it once");
+        refused.put(next + "?count=1001 ", "count must be from 1 to 1000 per call, not 1001");
+        refused.put(next + " {} xyz", "the body is not JSON: Unrecognized token 'xyz'");
+        refused.put(next + " {\"count\": 1} {\"count\": 2}", "the body is not JSON: text after the JSON object");
+        for (Map.Entry<String, String> c : refused.entrySet()) {
+            String[] pathAndBody = c.getKey().split(" ", 2);
+            HttpResponse<String> r = send("POST", pathAndBody[0], pathAndBody[1].isEmpty() ? null : pathAndBody[1], token);
+            assertThat(r.statusCode()).as(c.getKey()).isEqualTo(400);
+            assertThat(json(r).get("error").asText()).as(c.getKey()).contains(c.getValue());
+        }
+        assertThat(current()).as("nothing was taken").isEqualTo(before);
+        HttpResponse<String> thousand = send("POST", next + "?count=1000", null, token);
+        assertThat(json(thousand).get("formatted")).as("every number of the block, formatted").hasSize(1000);
+    }
+
+    @Test
+    void anIdempotencyKeyIsTheSendersOwn_anotherUsersSameKeyGetsNumbersOfItsOwn() throws Exception {
+        String key = "wf-" + UUID.randomUUID();
+        long alices = json(sendKeyed(key, token)).get("first").asLong();
+        long bobs = json(sendKeyed(key, otherToken)).get("first").asLong();
+        assertThat(bobs).as("not alice's number").isNotEqualTo(alices);
+        assertThat(json(sendKeyed(key, token)).get("first").asLong()).as("alice's retry: hers").isEqualTo(alices);
     }
 
     @Test

@@ -38,7 +38,7 @@ final class DefaultDispenser implements Dispenser {
     private final Strategy strategy;
     private final RetryPolicy policy;
     /** One keyed call in 64 also deletes up to 500 of the dispenser's expired request keys. */
-    private static final Sweep EXPIRED_KEYS = new Sweep("ts_dispenser_request", "dispenser, request_key",
+    private static final Sweep EXPIRED_KEYS = new Sweep("ts_dispenser_request", "dispenser, requested_by, request_key",
             "dispenser = :d AND " + Expiry.in("expires_at").lapsedAt(":now"), 64, 500);
     /**
      * Inside the host's transaction every strategy is the row lock: the counter row stays locked
@@ -133,7 +133,7 @@ final class DefaultDispenser implements Dispenser {
             fresh[0] = false;
             // The counter row first: repeats of one key wait here for the first one's commit, then see its row.
             tx.readLocked(Dispenser.CLASS_NAME, id);
-            RequestRecord.Key key = new RequestRecord.Key(name, requestKey);
+            RequestRecord.Key key = new RequestRecord.Key(name, user, requestKey); // the sender's own key
             RequestRecord known = tx.session().get(RequestRecord.class, key);
             Instant now = tx.now();
             if (known != null && Expiry.isHeld(known.expiresAt, now)) {
@@ -145,7 +145,7 @@ final class DefaultDispenser implements Dispenser {
                 return new NumberBlock(known.first, known.count, known.period, known.issuedOn);
             }
             NumberBlock taken = Pessimistic.take(tx, id, count);
-            RequestRecord r = known != null ? known : new RequestRecord(name, requestKey);
+            RequestRecord r = known != null ? known : new RequestRecord(key);
             r.first = taken.first();
             r.count = count;
             r.period = taken.period();

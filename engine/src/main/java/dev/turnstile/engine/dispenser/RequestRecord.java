@@ -12,7 +12,7 @@ import java.time.LocalDate;
 import java.util.Objects;
 
 /**
- * The block a request key was answered with (see {@code Dispenser.next(count, requestKey)}):
+ * The block a user's request key was answered with (see {@code Dispenser.next(count, requestKey)}):
  * written in the transaction that takes the numbers, so a key either has its block or never took
  * one. A repeat until {@code expiresAt} gets the same block.
  */
@@ -40,8 +40,8 @@ public class RequestRecord {
     protected RequestRecord() {
     }
 
-    RequestRecord(String dispenser, String requestKey) {
-        this.key = new Key(dispenser, requestKey);
+    RequestRecord(Key key) {
+        this.key = key;
     }
 
     @Embeddable
@@ -51,25 +51,31 @@ public class RequestRecord {
         @Column(name = "dispenser", nullable = false, length = 64)
         String dispenser;
 
+        /** Who sent the key: another user's same key is another request. */
+        @Column(name = "requested_by", nullable = false, length = 128)
+        String requestedBy;
+
         @Column(name = "request_key", nullable = false, length = 128)
         String requestKey;
 
         protected Key() {
         }
 
-        Key(String dispenser, String requestKey) {
+        Key(String dispenser, String requestedBy, String requestKey) {
             this.dispenser = dispenser;
+            this.requestedBy = requestedBy;
             this.requestKey = requestKey;
         }
 
         @Override
         public boolean equals(Object o) {
-            return o instanceof Key k && k.dispenser.equals(dispenser) && k.requestKey.equals(requestKey);
+            return o instanceof Key k && k.dispenser.equals(dispenser) && k.requestedBy.equals(requestedBy)
+                    && k.requestKey.equals(requestKey);
         }
 
         @Override
         public int hashCode() {
-            return Objects.hash(dispenser, requestKey);
+            return Objects.hash(dispenser, requestedBy, requestKey);
         }
     }
 }

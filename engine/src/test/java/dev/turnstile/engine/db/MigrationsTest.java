@@ -151,8 +151,8 @@ class MigrationsTest {
             }
             assertThat(loud(all)).isEmpty();
         }
-        assertThat(history(old)).containsExactly("1 BASELINE true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true");
-        assertThat(history(fresh)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true");
+        assertThat(history(old)).containsExactly("1 BASELINE true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true");
+        assertThat(history(fresh)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true");
         assertThat(shape(old)).isEqualTo(shape(fresh)).isNotEmpty();
     }
 
@@ -177,7 +177,7 @@ class MigrationsTest {
         assertThatThrownBy(() -> ContentEngine.open(EngineConfig.from(empty).migrate(false).build()))
                 .isInstanceOf(EngineRuntimeException.class)
                 .hasMessage("E_DATABASE_UNAVAILABLE: The Turnstile schema in " + empty.jdbcUrl() + " is at version none;"
-                        + " this release needs 1, 2, 3, 4, 5 too: run the migrations in classpath:dev/turnstile/engine/db/migration/postgresql"
+                        + " this release needs 1, 2, 3, 4, 5, 6 too: run the migrations in classpath:dev/turnstile/engine/db/migration/postgresql"
                         + " with table ts_schema_history, or let the engine run them (database.migrate: true)");
         assertThat(shape(empty)).isEmpty();
     }
@@ -192,7 +192,7 @@ class MigrationsTest {
                     .create("host-run", dev.turnstile.api.dispenser.DispenserConfig.builder().build());
             assertThat(engine.session("wf").dispensers().get("host-run").next(1).first()).isEqualTo(1);
         }
-        assertThat(history(host)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true");
+        assertThat(history(host)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true");
     }
 
     /** Version 2: a tree lock's holder is the session's user, up to 128 characters (64 before). */
@@ -209,7 +209,50 @@ class MigrationsTest {
                         .containsExactly(longest);
             }
         }
-        assertThat(history(v1)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true");
+        assertThat(history(v1)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true");
+    }
+
+    /**
+     * Version 6: a request key is its sender's. A key recorded before keeps its block for the user
+     * the register names as issued its first number (a repeat by that user within the retention
+     * still gets it), and is another user's new request.
+     */
+    private void versionFiveDatabase_keepsItsRequestKeys_forTheirSenders(String vendor) throws Exception {
+        EngineConfig v5 = newDatabase(vendor, "v5");
+        Flyway.configure().dataSource(v5.jdbcUrl(), v5.username(), v5.password()).table(Migrations.HISTORY_TABLE)
+                .locations(Migrations.location(product(vendor))).target("5").load().migrate();
+        // What release 0.5 wrote for wf's key: a request row keyed (dispenser, key), and the register's row.
+        String now = vendor.equals("mariadb") ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
+        try (Connection c = connect(v5); Statement s = c.createStatement()) {
+            s.execute("INSERT INTO ts_dispenser_request (dispenser, request_key, number_count, expires_at, first_number, issued_on, period)"
+                    + " VALUES ('keys', 'wf-1', 1, " + now + " + INTERVAL '1' HOUR, 100, CURRENT_DATE, '')");
+            s.execute("INSERT INTO ts_dispenser_issue (dispenser, number, period, issued_at, issued_by) VALUES ('keys', 100, '', "
+                    + now + ", 'wf')");
+        }
+        try (ContentEngine engine = ContentEngine.open(v5)) {
+            engine.session("carol", java.util.Set.of("dispenser-admin")).dispensers().create("keys",
+                    dev.turnstile.api.dispenser.DispenserConfig.builder().register(true).build());
+            var asWf = engine.session("wf").dispensers().get("keys");
+            assertThat(asWf.next(1, "wf-1").first()).as("its sender's repeat: the block recorded before").isEqualTo(100);
+            var asOther = engine.session("other").dispensers().get("keys");
+            assertThat(asOther.next(1, "wf-1").first()).as("another user's same key: a new request").isEqualTo(1);
+        }
+        assertThat(history(v5)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true");
+    }
+
+    @Test
+    void versionFivePostgres_keepsItsRequestKeys_forTheirSenders() throws Exception {
+        versionFiveDatabase_keepsItsRequestKeys_forTheirSenders("postgresql");
+    }
+
+    @Test
+    void versionFiveMariaDb_keepsItsRequestKeys_forTheirSenders() throws Exception {
+        versionFiveDatabase_keepsItsRequestKeys_forTheirSenders("mariadb");
+    }
+
+    @Test
+    void versionFiveH2_keepsItsRequestKeys_forTheirSenders() throws Exception {
+        versionFiveDatabase_keepsItsRequestKeys_forTheirSenders("h2");
     }
 
     /**
@@ -247,7 +290,7 @@ class MigrationsTest {
             assertThat(engine.session("new").treeLocks().tryLock(dev.turnstile.api.treelock.TreeLockRequest.exclusive(site)))
                     .as("the whole site, once what the old lock left is gone").hasValueSatisfying(h -> h.close());
         }
-        assertThat(history(v2)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true");
+        assertThat(history(v2)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true");
     }
 
     @Test

@@ -538,6 +538,21 @@ public abstract class AbstractDispenserContractTest {
     }
 
     @Test
+    void aRequestKeyIsItsSendersOwn_anotherUsersSameKey_isAnotherRequest_andSeesNothingOfTheFirst() {
+        Dispenser d = create(DispenserConfig.ofDefaults());
+        Dispenser asClerk = clerk.get(d.name(), DispenserConfig.ofDefaults());
+        Dispenser asAdmin = admin.get(d.name(), DispenserConfig.ofDefaults());
+        NumberBlock clerks = asClerk.next(2, "wf-60");
+        NumberBlock admins = asAdmin.next(2, "wf-60");
+        assertThat(admins.first()).as("another user's same key: new numbers, not the clerk's").isEqualTo(clerks.last() + 1);
+        assertThat(asClerk.next(2, "wf-60")).as("the clerk's repeat still gets the clerk's").isEqualTo(clerks);
+        assertThat(asAdmin.next(2, "wf-60")).isEqualTo(admins);
+        assertThat(failure(() -> asAdmin.next(3, "wf-60")).getMessage()).as("refusals speak of the sender's own request")
+                .contains("it was first sent for 2 number(s) (" + admins.first() + ".." + admins.last() + ")");
+        assertThat(asClerk.current()).isEqualTo(admins.last());
+    }
+
+    @Test
     void aRequestKeySentAgainAtTheInstantItsRetentionEnds_stillGetsItsNumbers() {
         Dispenser d = create(DispenserConfig.ofDefaults());
         Dispenser asClerk = clerk.get(d.name(), DispenserConfig.builder().requestKeyRetention(Duration.ofHours(1)).build());

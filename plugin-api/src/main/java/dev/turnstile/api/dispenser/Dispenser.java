@@ -37,7 +37,8 @@ public interface Dispenser {
      * in the same transaction); a repeat within {@link DispenserConfig#requestKeyRetention()} returns
      * that same block and takes nothing, so a retry is never a second number nor a gap. A repeat with
      * another count is refused ({@link ExceptionCode#E_BAD_VALUE}). The key is 1 to 128 printable
-     * characters, scoped to this dispenser. Whatever the strategy, such a call takes the counter row
+     * characters, scoped to this dispenser and to the session's user: the same key sent by another
+     * user is another request (it takes its own numbers, never sees the first sender's). Whatever the strategy, such a call takes the counter row
      * lock (one transaction), so repeats of one key queue behind each other.
      */
     NumberBlock next(int count, String requestKey);

@@ -1,8 +1,11 @@
 package dev.turnstile.samples.server;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.StreamReadFeature;
+import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.dispenser.Dispenser;
@@ -39,6 +42,11 @@ public final class TurnstileServer implements AutoCloseable {
     /** Largest request body accepted; anything bigger is refused with 413 before it is read. */
     public static final long MAX_BODY_BYTES = 64 * 1024;
     private static final ObjectMapper JSON = new ObjectMapper();
+    /** Request bodies: a key given twice, or anything after the JSON value, is refused (a lenient reader took the last key). */
+    private static final ObjectMapper STRICT = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
+            .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
+    /** The most numbers one {@code next} call takes: its answer lists every one formatted. */
+    static final int MAX_COUNT = 1000;
     static final String USER = "turnstile.user";
     /** The page's session cookie: a random session id (never an API token); HttpOnly, SameSite=Strict. */
     static final String SESSION_COOKIE = "turnstile_session";
@@ -272,16 +280,17 @@ public final class TurnstileServer implements AutoCloseable {
         }
     }
 
-    /** The request body as a JSON object (an empty body is {}); 400 otherwise. */
+    /** The request body as a JSON object (an empty body is {}); 400 otherwise, naming what is wrong. */
     static JsonNode jsonBody(Context ctx) {
         try {
-            JsonNode body = JSON.readTree(ctx.body().isBlank() ? "{}" : ctx.body());
+            JsonNode body = STRICT.readTree(ctx.body().isBlank() ? "{}" : ctx.body());
             if (!body.isObject()) {
                 throw new BadRequest("the body must be a JSON object");
             }
             return body;
         } catch (JsonProcessingException e) {
-            throw new BadRequest("the body is not JSON: " + e.getOriginalMessage());
+            String why = e.getOriginalMessage().startsWith("Trailing token") ? "text after the JSON object" : e.getOriginalMessage();
+            throw new BadRequest("the body is not JSON: " + why);
         }
     }
 
@@ -305,7 +314,7 @@ public final class TurnstileServer implements AutoCloseable {
         String key = ctx.header(IDEMPOTENCY_KEY);
         NumberBlock block = key == null ? d.next(count) : d.next(count, key);
         List<String> formatted = new ArrayList<>();
-        for (long n = block.first(); n <= block.last() && formatted.size() < 1000; n++) {
+        for (long n = block.first(); n <= block.last(); n++) {
             formatted.add(d.format(block, n));
         }
         Map<String, Object> body = new LinkedHashMap<>();
@@ -317,32 +326,36 @@ public final class TurnstileServer implements AutoCloseable {
         json(ctx, HttpStatus.OK, body);
     }
 
-    /** From {@code ?count=} or a JSON body {@code {"count": n}}; 1 when neither. */
+    /**
+     * From {@code ?count=} or a JSON body {@code {"count": n}}, not both; 1 when neither; 1 to
+     * {@link #MAX_COUNT}. Anything else in the body is refused: a workflow's typo must not take a number.
+     */
     private static int count(Context ctx) {
         String query = ctx.queryParam("count");
-        String body = ctx.body();
-        JsonNode value = null;
-        if (!body.isBlank()) {
-            JsonNode root;
-            try {
-                root = JSON.readTree(body);
-            } catch (JsonProcessingException e) {
-                throw new BadRequest("the body is not JSON: " + e.getOriginalMessage());
+        JsonNode body = jsonBody(ctx);
+        body.fieldNames().forEachRemaining(key -> {
+            if (!key.equals("count")) {
+                throw new BadRequest("unknown key '" + key + "' in the body; it holds only count");
             }
-            if (!root.isObject()) {
-                throw new BadRequest("the body must be a JSON object such as {\"count\": 3}");
-            }
-            value = root.get("count");
+        });
+        JsonNode value = body.get("count");
+        if (value != null && query != null) {
+            throw new BadRequest("count is given twice (?count=" + query + " and the body's " + value + "); give it once");
         }
-        String text = query != null ? query : value != null ? value.asText() : "1";
-        if (value != null && query == null && !value.isIntegralNumber()) {
+        if (value != null && !value.isIntegralNumber()) {
             throw new BadRequest("count must be a whole number, not " + value);
         }
+        String text = query != null ? query : value != null ? value.asText() : "1";
+        int count;
         try {
-            return Integer.parseInt(text.trim());
+            count = Integer.parseInt(text.trim());
         } catch (NumberFormatException e) {
             throw new BadRequest("count must be a whole number, not \"" + text + "\"");
         }
+        if (count < 1 || count > MAX_COUNT) {
+            throw new BadRequest("count must be from 1 to " + MAX_COUNT + " per call, not " + count);
+        }
+        return count;
     }
 
     private void lag(Context ctx) {
