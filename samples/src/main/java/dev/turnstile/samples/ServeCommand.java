@@ -17,10 +17,13 @@ import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 import java.io.BufferedReader;
+import java.io.IOException;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
@@ -102,6 +105,21 @@ final class ServeCommand implements Callable<Integer> {
     }
 
     /**
+     * Writes the users file readable and writable by its owner only (0600, where the file system
+     * has POSIX permissions): it holds API tokens. A file made elsewhere is narrowed too.
+     */
+    static void writeOwnerOnly(Path file, String text) throws IOException {
+        boolean posix = Files.getFileStore(file.toAbsolutePath().getParent()).supportsFileAttributeView("posix");
+        Set<PosixFilePermission> ownerOnly = PosixFilePermissions.fromString("rw-------");
+        if (posix && !Files.exists(file)) {
+            Files.createFile(file, PosixFilePermissions.asFileAttribute(ownerOnly)); // never readable by others, not even for a moment
+        } else if (posix) {
+            Files.setPosixFilePermissions(file, ownerOnly);
+        }
+        Files.writeString(file, text);
+    }
+
+    /**
      * {@code serve add-user --users FILE --name NAME [--role R]…}: adds a user (or replaces its
      * password and token) with a bcrypt hash of a password read from standard input, and a fresh
      * API token printed once. The file keeps no plaintext.
@@ -137,7 +155,7 @@ final class ServeCommand implements Callable<Integer> {
             if (roles.isEmpty()) {
                 user.remove("roles");
             }
-            yaml.writeValue(usersFile.toFile(), root);
+            writeOwnerOnly(usersFile, yaml.writeValueAsString(root));
             ServerUsers.read(usersFile); // what serve will read: refuse now rather than at start-up
             System.out.println("user " + name + " written to " + usersFile + "; API token (shown once): " + token);
             return 0;

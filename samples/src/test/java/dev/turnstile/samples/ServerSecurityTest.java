@@ -94,6 +94,7 @@ class ServerSecurityTest {
         Map<String, Set<String>> demo = new LinkedHashMap<>();
         demo.put("alice", Set.of());
         demo.put("bob", Set.of());
+        demo.put("carol", Set.of());
         users = ServerUsers.demo(demo);
         server = new TurnstileServer(engine, users, clock).start(0);
         articleId = "sec-" + UUID.randomUUID().toString().substring(0, 8);
@@ -228,6 +229,36 @@ class ServerSecurityTest {
     }
 
     @Test
+    void oneUsersWrongPasswords_neverLockOutAnother_fromTheSameAddress_andRetryAfterIsRoundedUp() throws Exception {
+        try {
+            String aliceGuesses = "{\"user\": \"alice\", \"password\": \"guess\"}";
+            for (int i = 0; i < 60; i++) {
+                send("POST", "/login", aliceGuesses, "Content-Type", "application/json");
+            }
+            assertThat(send("POST", "/login", aliceGuesses, "Content-Type", "application/json").statusCode()).isEqualTo(429);
+            assertThat(login("bob").csrf()).as("bob, from the same address: his right password lets him in").isNotBlank();
+            String bobGuesses = "{\"user\": \"bob\", \"password\": \"guess\"}";
+            for (int i = 0; i < 12; i++) {
+                send("POST", "/login", bobGuesses, "Content-Type", "application/json");
+            }
+            assertThat(login("carol").csrf()).as("bob's guesses lock nobody else out").isNotBlank();
+            // bob's door: 1 s after his 6th wrong password; his 7th, a second later, closes it 2 s.
+            clock.advance(Duration.ofSeconds(1));
+            assertThat(send("POST", "/login", bobGuesses, "Content-Type", "application/json").statusCode()).isEqualTo(401);
+            clock.advance(Duration.ofMillis(500));
+            HttpResponse<String> throttled = send("POST", "/login", bobGuesses, "Content-Type", "application/json");
+            assertThat(throttled.headers().firstValue("Retry-After")).as("1.5 s left: 2 (1 let a client in too early)").contains("2");
+        } finally {
+            clock.advance(Duration.ofMinutes(15)); // every door this test closed is open again
+        }
+    }
+
+    @Test
+    void anUnknownName_isCheckedAtTheCostOfTheUsersOwnHashes() {
+        assertThat(ServerUsers.cost(users.noUserHash())).as("demo users' hashes are cost 4").isEqualTo(4);
+    }
+
+    @Test
     void passwordsAreHashed_aPlaintextFileIsRefused_andAddUserWritesAHash(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
         Path plain = dir.resolve("plain.yaml");
         Files.writeString(plain, "users:\n  alice:\n    token: 0123456789abcdef0123\n    password: correct horse\n");
@@ -248,6 +279,9 @@ class ServerSecurityTest {
         }
         String written = Files.readString(file);
         assertThat(written).doesNotContain("correct horse").contains("passwordHash: \"$2a$12$");
+        assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
+                .as("it holds API tokens: its owner's only").isEqualTo("rw-------");
+        assertThat(ServerUsers.cost(ServerUsers.read(file).noUserHash())).isEqualTo(12);
         ServerUsers fromFile = ServerUsers.read(file);
         assertThat(fromFile.login("carol", "correct horse battery")).get().satisfies(u -> assertThat(u.roles()).containsExactly("dispenser-admin"));
         assertThat(fromFile.login("carol", "wrong")).isEmpty();

@@ -160,19 +160,21 @@ public final class TurnstileServer implements AutoCloseable {
 
     /**
      * {@code {"user", "password"}} → a new session: its cookie, and {@code {"user", "csrf"}}; 401 for a
-     * wrong pair, 429 with Retry-After while the name or the address is throttled.
+     * wrong pair, 429 with Retry-After while the name, or the name from this address, is throttled.
      */
     private void login(Context ctx) {
         requireSameOriginJson(ctx);
         JsonNode body = jsonBody(ctx);
         String user = body.path("user").asText(null);
+        // By the account, and by the account from this address: behind the reverse proxy the loopback
+        // binding implies, one address is everyone, and one user's guesses must not lock another out.
         String byName = "user:" + user;
-        String byAddress = "address:" + ctx.ip();
+        String byAddress = "address:" + ctx.ip() + " user:" + user;
         Duration wait = max(throttle.wait(byName), throttle.wait(byAddress));
         if (!wait.isZero()) {
-            ctx.header("Retry-After", Long.toString(Math.max(1, wait.toSeconds())));
-            error(ctx, HttpStatus.TOO_MANY_REQUESTS, "too many wrong passwords: try again in " + Math.max(1, wait.toSeconds())
-                    + " s", "TOO_MANY_REQUESTS");
+            long seconds = (wait.toMillis() + 999) / 1000; // rounded up: a client that waits that long is let in
+            ctx.header("Retry-After", Long.toString(seconds));
+            error(ctx, HttpStatus.TOO_MANY_REQUESTS, "too many wrong passwords: try again in " + seconds + " s", "TOO_MANY_REQUESTS");
             return;
         }
         ServerUsers.User found = users.login(user, body.path("password").asText(null)).orElse(null);
