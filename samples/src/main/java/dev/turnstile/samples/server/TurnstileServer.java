@@ -8,8 +8,6 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.json.JsonMapper;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.dispenser.Dispenser;
-import dev.turnstile.api.dispenser.NumberBlock;
 import io.javalin.Javalin;
 import io.javalin.http.Context;
 import io.javalin.http.HttpResponseException;
@@ -19,7 +17,6 @@ import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.time.Clock;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -31,8 +28,7 @@ import java.util.Map;
  * status that says whose fault it is.
  *
  * <ul>
- *   <li>{@code POST /api/dispensers/{name}/next} (optional {@code count}, in the query or a JSON body)
- *   <li>{@code GET /api/dispensers/{name}}
+ *   <li>{@code POST /api/dispensers/{name}/next} and {@code GET /api/dispensers/{name}} of {@link DispenserRoutes}
  *   <li>{@code POST /login} and the edit lock endpoints of {@link EditRoutes}
  *   <li>{@code GET /api/changes/lag}: every change feed client's position, pending changes and the
  *       age of the oldest, and which dispatcher holds it
@@ -45,15 +41,12 @@ public final class TurnstileServer implements AutoCloseable {
     /** Request bodies: a key given twice, or anything after the JSON value, is refused (a lenient reader took the last key). */
     private static final ObjectMapper STRICT = JsonMapper.builder().enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION)
             .enable(DeserializationFeature.FAIL_ON_TRAILING_TOKENS).build();
-    /** The most numbers one {@code next} call takes: its answer lists every one formatted. */
-    static final int MAX_COUNT = 1000;
     static final String USER = "turnstile.user";
     /** The page's session cookie: a random session id (never an API token); HttpOnly, SameSite=Strict. */
     static final String SESSION_COOKIE = "turnstile_session";
     /** The header the page sends its session's CSRF token in, on every request that changes something. */
     static final String CSRF_HEADER = "X-CSRF-Token";
     /** The header a workflow repeats on a retried {@code next}: the retry gets the numbers first issued for it. */
-    static final String IDEMPOTENCY_KEY = "Idempotency-Key";
     /**
      * The article page may run only its own script and talk only to this server; articles may show
      * images from https sites; nothing may frame it.
@@ -97,8 +90,9 @@ public final class TurnstileServer implements AutoCloseable {
             config.routes.get("/article.js", ctx -> ctx.contentType("text/javascript; charset=utf-8").result(PAGE_SCRIPT));
             config.routes.before("/api/*", this::authenticate);
             config.routes.get("/api/session", this::session);
-            config.routes.post("/api/dispensers/{name}/next", this::next);
-            config.routes.get("/api/dispensers/{name}", this::describe);
+            DispenserRoutes dispensers = new DispenserRoutes(engine);
+            config.routes.post("/api/dispensers/{name}/next", dispensers::next);
+            config.routes.get("/api/dispensers/{name}", dispensers::describe);
             config.routes.get("/api/changes/lag", this::lag);
             ConsoleRoutes console = new ConsoleRoutes(engine);
             config.routes.get("/api/console", console::show);
@@ -304,76 +298,8 @@ public final class TurnstileServer implements AutoCloseable {
         }
     }
 
-    private Dispenser dispenser(Context ctx) {
-        ServerUsers.User user = ctx.attribute(USER);
-        return engine.session(user.name(), user.roles()).dispensers().get(ctx.pathParam("name"));
-    }
-
-    private void next(Context ctx) {
-        int count = count(ctx);
-        Dispenser d = dispenser(ctx);
-        // A workflow that retries a call that timed out sends the same key: it gets the same numbers.
-        String key = ctx.header(IDEMPOTENCY_KEY);
-        NumberBlock block = key == null ? d.next(count) : d.next(count, key);
-        List<String> formatted = new ArrayList<>();
-        for (long n = block.first(); n <= block.last(); n++) {
-            formatted.add(d.format(block, n));
-        }
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("dispenser", d.name());
-        body.put("first", block.first());
-        body.put("last", block.last());
-        body.put("count", block.count());
-        body.put("formatted", formatted);
-        json(ctx, HttpStatus.OK, body);
-    }
-
-    /**
-     * From {@code ?count=} or a JSON body {@code {"count": n}}, not both; 1 when neither; 1 to
-     * {@link #MAX_COUNT}. Anything else in the body is refused: a workflow's typo must not take a number.
-     */
-    private static int count(Context ctx) {
-        String query = ctx.queryParam("count");
-        JsonNode body = jsonBody(ctx);
-        body.fieldNames().forEachRemaining(key -> {
-            if (!key.equals("count")) {
-                throw new BadRequest("unknown key '" + key + "' in the body; it holds only count");
-            }
-        });
-        JsonNode value = body.get("count");
-        if (value != null && query != null) {
-            throw new BadRequest("count is given twice (?count=" + query + " and the body's " + value + "); give it once");
-        }
-        if (value != null && !value.isIntegralNumber()) {
-            throw new BadRequest("count must be a whole number, not " + value);
-        }
-        String text = query != null ? query : value != null ? value.asText() : "1";
-        int count;
-        try {
-            count = Integer.parseInt(text.trim());
-        } catch (NumberFormatException e) {
-            throw new BadRequest("count must be a whole number, not \"" + text + "\"");
-        }
-        if (count < 1 || count > MAX_COUNT) {
-            throw new BadRequest("count must be from 1 to " + MAX_COUNT + " per call, not " + count);
-        }
-        return count;
-    }
-
     private void lag(Context ctx) {
         json(ctx, HttpStatus.OK, Map.of("clients", engine.changes().lag().stream().map(ConsoleRoutes::client).toList()));
-    }
-
-    private void describe(Context ctx) {
-        Dispenser d = dispenser(ctx);
-        Map<String, Object> body = new LinkedHashMap<>();
-        body.put("dispenser", d.name());
-        body.put("current", d.current());
-        body.put("start", d.config().start());
-        body.put("format", d.config().format());
-        body.put("reset", d.config().reset().name());
-        body.put("register", d.config().register());
-        json(ctx, HttpStatus.OK, body);
     }
 
     private static HttpStatus statusOf(EngineRuntimeException e) {
