@@ -162,10 +162,13 @@ public class EngineRuntimeException extends RuntimeException {
                 + " ms; blocked by " + blockers);
     }
 
-    /** A tree lock lease that is no longer held (it expired and was taken back, or was released). */
-    public static EngineRuntimeException leaseLapsed(String leaseId, String owner, java.time.Instant expiredAt) {
-        return of(ExceptionCode.E_LEASE_LAPSED, "Tree lock lease " + leaseId + " of " + owner
-                + " is no longer held; it expired at " + expiredAt + " or was released");
+    /**
+     * A lease that is no longer held — {@code what}: "Edit lock", "Tree lock lease" — having expired
+     * at {@code expiredAt} (null when that is not known: it was released, taken over or never issued).
+     */
+    public static EngineRuntimeException leaseLapsed(String what, String leaseId, String owner, java.time.Instant expiredAt) {
+        return of(ExceptionCode.E_LEASE_LAPSED, what + " " + leaseId + " of " + owner + " is no longer held; "
+                + (expiredAt == null ? "it was released, taken over or never issued" : "it expired at " + expiredAt + " or was released"));
     }
 
     /**

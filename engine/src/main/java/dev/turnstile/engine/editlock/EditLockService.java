@@ -275,7 +275,7 @@ public final class EditLockService {
                 boolean written = LEASE.guarded(row.resourceId, row.usn).set("state", release ? 0 : 1)
                         .set("heart_beat_time", release ? row.heartBeatTime : now).update(session);
                 if (!written) {
-                    throw EngineRuntimeException.leaseLapsed(lockId, user, row.heartBeatTime);
+                    throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, row.heartBeatTime);
                 }
                 row.heartBeatTime = release ? row.heartBeatTime : now;
                 audit.record(session, now, user, operation, List.of(row.resourceId), "ok", null);
@@ -310,7 +310,7 @@ public final class EditLockService {
                 .setParameter("id", lockId).getResultList();
         if (rows.isEmpty()) {
             // Taken over (the record has a new lock id) or never issued: either way not held.
-            throw EngineRuntimeException.leaseLapsed(lockId, user, null);
+            throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, null);
         }
         EditLockRecord row = rows.get(0);
         if (!row.userId.equals(user)) {
@@ -318,7 +318,7 @@ public final class EditLockService {
                     + ": it is not theirs");
         }
         if (now != null && !valid(row, now)) {
-            throw EngineRuntimeException.leaseLapsed(lockId, user, toLock(row, resourceOf(row.resourceId)).expiresAt());
+            throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, toLock(row, resourceOf(row.resourceId)).expiresAt());
         }
         return row;
     }

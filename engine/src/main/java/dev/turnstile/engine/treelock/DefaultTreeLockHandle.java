@@ -64,7 +64,7 @@ final class DefaultTreeLockHandle implements TreeLockHandle {
     public synchronized Instant heartbeat() {
         Instant renewed = released ? null : locks.renew(leaseId);
         if (renewed == null) {
-            throw EngineRuntimeException.leaseLapsed(leaseId, owner, expiresAt);
+            throw EngineRuntimeException.leaseLapsed("Tree lock lease", leaseId, owner, expiresAt);
         }
         expiresAt = renewed;
         return renewed;

@@ -179,6 +179,19 @@ public abstract class AbstractEditLockContractTest {
     }
 
     @Test
+    void aLockNoLongerHeld_isSaidInTheWordsOfEditLocks_withItsExpiryWhenKnown() {
+        EditLock a = as(editorA).tryLock(article).granted().lock();
+        clock.advance(Duration.ofMinutes(2).plusMillis(1));
+        assertThat(failure(() -> as(editorA).heartbeat(a.lockToken())).getMessage()).as("lapsed, not yet taken over")
+                .isEqualTo("E_LEASE_LAPSED: Edit lock " + a.lockToken() + " of " + editorA + " is no longer held; it expired at "
+                        + a.expiresAt() + " or was released");
+        assertThat(as(editorB).tryLock(article).isGranted()).isTrue();
+        assertThat(failure(() -> as(editorA).heartbeat(a.lockToken())).getMessage()).as("taken over: no expiry to tell")
+                .isEqualTo("E_LEASE_LAPSED: Edit lock " + a.lockToken() + " of " + editorA + " is no longer held; it was released,"
+                        + " taken over or never issued");
+    }
+
+    @Test
     void case6_aEditsOverAnHour_lockLapses_bTakesIt_aSaveRefusedWithTextReturned() {
         EditLock a = as(editorA).tryLock(article).granted().lock();
         Article loaded = locks.article(article);
