@@ -275,7 +275,7 @@ public final class EditLockService {
                 boolean written = LEASE.guarded(row.resourceId, row.usn).set("state", release ? 0 : 1)
                         .set("heart_beat_time", release ? row.heartBeatTime : now).update(session);
                 if (!written) {
-                    throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, row.heartBeatTime);
+                    throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, null); // another writer moved the row on
                 }
                 row.heartBeatTime = release ? row.heartBeatTime : now;
                 audit.record(session, now, user, operation, List.of(row.resourceId), "ok", null);
