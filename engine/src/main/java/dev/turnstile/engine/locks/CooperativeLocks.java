@@ -41,12 +41,12 @@ public final class CooperativeLocks implements LockHook {
     private final Database database;
     private final LockCounts counts = new LockCounts();
     /** Locks held by this engine's sessions, by what it wrote ({@link #heldHere}); bounded. */
-    private final Cache<UUID, HeldHere> heldHere = Caffeine.newBuilder().maximumSize(10_000).build();
+    private final Cache<UUID, Held> heldHere = Caffeine.newBuilder().maximumSize(10_000).build();
     /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
     private final WakeUps unlockWaiters;
     private final HandOvers handOvers;
     /** Lock requests of this engine waiting for a lock held here, to which its unlock passes it. */
-    private final LockPasses passes = new LockPasses();
+    private final LockPasses passes = new LockPasses(counts);
     /** Lock requests of this engine in flight, by object ({@link #requested}). */
     private final KeyedMutex lockRequests = new KeyedMutex();
     private volatile Rows rows;
@@ -224,35 +224,7 @@ public final class CooperativeLocks implements LockHook {
 
     @Override
     public Waiter claimWaiter(UUID id, Predicate<Waiter> fits) {
-        LockPasses.Waiting next = passes.claim(id, fits);
-        if (next == null) {
-            return null;
-        }
-        return new Waiter() {
-            @Override
-            public String className() {
-                return next.className();
-            }
-
-            @Override
-            public LockRules.Actor actor() {
-                return next.actor();
-            }
-
-            @Override
-            public LockRules.Pending request() {
-                return next.request();
-            }
-
-            @Override
-            public void decide(ObjectState passed) {
-                if (passed != null) {
-                    counts.released(id);
-                    passes.passed(id);
-                }
-                next.decide(passed); // committed (the statement commits itself), or not written: the waiter asks as before
-            }
-        };
+        return passes.claim(id, fits);
     }
 
     /**
@@ -292,15 +264,8 @@ public final class CooperativeLocks implements LockHook {
 
     @Override
     public Held heldHere(UUID id, Instant now) {
-        HeldHere here = heldHere.getIfPresent(id);
-        if (here == null || !here.lock().exists() || !Expiry.isHeld(here.expiry(), now)) {
-            return null;
-        }
-        return new Held(here.className(), here.lock(), here.expiry());
-    }
-
-    /** A cooperative lock as this engine last wrote it: the stored class, the lock, when it lapses, the USN after. */
-    private record HeldHere(String className, LockState lock, Instant expiry, long usn) {
+        Held here = heldHere.getIfPresent(id);
+        return here == null || !here.lock().exists() || !Expiry.isHeld(here.expiry(), now) ? null : here;
     }
 
     /** Keeps {@link #heldHere} as this engine last wrote each object: a lock held, or none. */
@@ -310,7 +275,7 @@ public final class CooperativeLocks implements LockHook {
             return;
         }
         LockState lock = written.lock();
-        HeldHere now = new HeldHere(written.className(), lock, lock.expiry(written.dateLastModified()), written.usn());
+        Held now = new Held(written.className(), lock, lock.expiry(written.dateLastModified()), written.usn());
         // Saves of one row here end in any order (an unlock that passed the lock on, its taker's grant): the latest stands.
         heldHere.asMap().merge(id, now, (was, is) -> was.usn() > is.usn() ? was : is);
     }

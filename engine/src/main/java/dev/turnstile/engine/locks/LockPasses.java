@@ -45,9 +45,15 @@ public final class LockPasses {
     private final ThreadLocal<Waiting> thisThreads = new ThreadLocal<>();
     /** Passes of each lock since it was last let go here; bounded, a lock forgotten counts from 0. */
     private final Cache<UUID, Integer> inARow = Caffeine.newBuilder().maximumSize(10_000).build();
+    /** Where a pass counts as the holder's release. */
+    private final LockCounts counts;
+
+    LockPasses(LockCounts counts) {
+        this.counts = counts;
+    }
 
     /** A refused lock request waiting here, in its policy's wait, to be passed the lock. */
-    static final class Waiting implements LockHook.Waiter {
+    final class Waiting implements LockHook.Waiter {
         final UUID id;
         private final String className;
         private final LockRules.Actor actor;
@@ -80,9 +86,16 @@ public final class LockPasses {
             return request;
         }
 
-        /** The holder's pass, written ({@code passed}: the row as it left it) or not (null); wakes the waiter. */
+        /**
+         * The holder's pass, written ({@code passed}: the row as it left it; the holder's lock counts as
+         * released, one more pass in a row) or not (null); wakes the waiter.
+         */
         @Override
         public void decide(ObjectState passed) {
+            if (passed != null) {
+                counts.released(id);
+                inARow.asMap().merge(id, 1, Integer::sum);
+            }
             this.passed = passed;
             state.set(DECIDED);
             decided.countDown();
@@ -158,11 +171,6 @@ public final class LockPasses {
     int inARow(UUID id) {
         Integer n = inARow.getIfPresent(id);
         return n == null ? 0 : n;
-    }
-
-    /** The lock on {@code id} was passed on here. */
-    void passed(UUID id) {
-        inARow.asMap().merge(id, 1, Integer::sum);
     }
 
     /** The lock on {@code id} was let go (or taken) otherwise than by a pass: the next run of passes starts. */

@@ -67,8 +67,8 @@ public interface LockHook {
         }
     }
 
-    /** A lock this engine wrote: the stored class, the lock, and when it lapses. */
-    record Held(String className, LockState lock, Instant expiry) {
+    /** A lock as this engine last wrote it: the stored class, the lock, when it lapses, and the row's USN after. */
+    record Held(String className, LockState lock, Instant expiry, long usn) {
     }
 
     /** A lock request waiting here to be passed the lock. */

@@ -4,6 +4,7 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.GuardedWrite;
 
+import java.time.Instant;
 import java.util.Map;
 import java.util.UUID;
 
@@ -172,16 +173,15 @@ final class LockWrites {
         UUID id = passed.id();
         return database.alone(() -> "letting go of the lock on " + passed.className() + " {" + id
                 + "} passed to a request that no longer waits", session -> {
-            SaveTransaction tx = new SaveTransaction(database, rows, null, null, session, actor, false);
-            tx.advance(passed.dateLastModified());
+            Instant now = SaveTransaction.notBefore(database.now(), passed.dateLastModified()); // as a save's time is
             GuardedWrite write = GuardedWrite.of("ts_object", "id", id).ifUsn(passed.usn());
             locks.notifying(write, id, false);
-            if (!ObjectRows.stamped(write, actor.user(), tx.now, LockState.NONE).update(session)) {
+            if (!ObjectRows.stamped(write, actor.user(), now, LockState.NONE).update(session)) {
                 return null;
             }
             locks.notified(id, write, passed.usn());
             return new ObjectState(id, passed.className(), passed.usn() + 1, passed.creator(), passed.dateCreated(),
-                    actor.user(), tx.now, passed.values(), LockState.NONE);
+                    actor.user(), now, passed.values(), LockState.NONE);
         });
     }
 }

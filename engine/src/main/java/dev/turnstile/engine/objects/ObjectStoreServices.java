@@ -33,14 +33,10 @@ public final class ObjectStoreServices {
     }
 
     /**
-     * With {@code lockStatement} false a lock request takes the transaction every database takes,
-     * on PostgreSQL too, where it is otherwise decided in one statement (the two-path tests).
+     * With {@code statements} of its choosing: {@code new ObjectStatements()} makes a lock request take
+     * the transaction every database takes, on PostgreSQL too (the two-path tests).
      */
-    ObjectStoreServices(Database database, String lockBreakerRole, LockHook locks, boolean lockStatement) {
-        this(database, lockBreakerRole, locks, lockStatement ? ObjectStatements.of(database.productName()) : new ObjectStatements());
-    }
-
-    private ObjectStoreServices(Database database, String lockBreakerRole, LockHook locks, ObjectStatements statements) {
+    ObjectStoreServices(Database database, String lockBreakerRole, LockHook locks, ObjectStatements statements) {
         this.database = database;
         this.lockBreakerRole = lockBreakerRole;
         this.classes = new ClassRegistry(database, systemClasses);

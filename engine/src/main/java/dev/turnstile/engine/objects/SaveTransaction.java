@@ -58,14 +58,12 @@ final class SaveTransaction implements ObjectTransaction {
 
     /** Moves the transaction's time to the database clock now, and past {@code storedDateLastModified}. */
     void advance(Instant storedDateLastModified) {
-        Instant t = database.now();
-        if (t.isBefore(now)) {
-            t = now;
-        }
-        if (storedDateLastModified != null && t.isBefore(storedDateLastModified)) {
-            t = storedDateLastModified;
-        }
-        now = t;
+        now = notBefore(notBefore(database.now(), now), storedDateLastModified);
+    }
+
+    /** {@code t}, or {@code floor} if that is later (a null floor: {@code t}): dates never go backwards per object. */
+    static Instant notBefore(Instant t, Instant floor) {
+        return floor != null && t.isBefore(floor) ? floor : t;
     }
 
     @Override

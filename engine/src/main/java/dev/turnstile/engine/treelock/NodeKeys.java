@@ -54,6 +54,6 @@ final class NodeKeys {
     /** The topic on which releases under the key's root are told to other processes ({@link TreeLockStore#topics}). */
     static String topic(Object key) {
         TreePath node = key instanceof At at ? at.node() : ((Below) key).node();
-        return TreeLockStore.topics(List.of(node)).get(0);
+        return TreeLockStore.topic(node);
     }
 }

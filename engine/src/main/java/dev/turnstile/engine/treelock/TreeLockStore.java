@@ -167,8 +167,12 @@ final class TreeLockStore {
      * share their notes).
      */
     static List<String> topics(java.util.Collection<TreePath> nodes) {
-        return nodes.stream().map(node -> CHANNEL + " " + Integer.toHexString(node.segments().get(0).toString().hashCode()))
-                .distinct().sorted().toList();
+        return nodes.stream().map(TreeLockStore::topic).distinct().sorted().toList();
+    }
+
+    /** The topic of {@code node}'s root ({@link #topics}). */
+    static String topic(TreePath node) {
+        return CHANNEL + " " + Integer.toHexString(node.segments().get(0).toString().hashCode());
     }
 
     /** The channel on which a release (or a waiter leaving its queue) tells the other processes' waiters. */

@@ -216,13 +216,18 @@ public abstract class AbstractMultiProcessChangeFeedTest {
         }
     }
 
+    /** A new class {@code cls} with a Title, and a CALLBACK client of it (named after it); returns the client's name. */
+    private String callbackClientOf(String cls) {
+        alice.defineClass(cls, c -> c.string("Title"));
+        String client = PREFIX + cls;
+        feed.registerClient(client, ChangeFilter.classes(cls), DeliveryMode.CALLBACK);
+        return client;
+    }
+
     @Test
     void aDispatcherKilledMidBatch_itsClientIsTakenOverAfterTheLease_andTheBatchRedelivered() throws Exception {
-        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        String cls = "MpKill" + suffix;
-        alice.defineClass(cls, c -> c.string("Title"));
-        String client = PREFIX + "kill-" + suffix;
-        feed.registerClient(client, ChangeFilter.classes(cls), DeliveryMode.CALLBACK);
+        String cls = "MpKill" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String client = callbackClientOf(cls);
         for (int i = 0; i < 3; i++) {
             CustomObject o = alice.createCustomObject(cls);
             o.getProperties().putValue("Title", "t" + i);
@@ -257,16 +262,13 @@ public abstract class AbstractMultiProcessChangeFeedTest {
      */
     @Test
     void aDispatcherPausedBeforeItsCall_pastItsLease_neverCalls_afterAnotherDelivered() throws Exception {
-        String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 8);
-        String cls = "MpStall" + suffix;
-        alice.defineClass(cls, c -> c.string("Title"));
-        String client = PREFIX + "stall-" + suffix;
-        feed.registerClient(client, ChangeFilter.classes(cls), DeliveryMode.CALLBACK);
+        String cls = "MpStall" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        String client = callbackClientOf(cls);
         CustomObject o = alice.createCustomObject(cls);
         o.save(RefreshMode.REFRESH);
         List<Long> tokens = Collections.synchronizedList(new ArrayList<>());
         feed.subscribe(client, (c, changes, token) -> tokens.add(token));
-        ChangeDispatcher rescuer = feed.dispatcher(DispatcherConfig.builder().name("rescuer-" + suffix).build());
+        ChangeDispatcher rescuer = feed.dispatcher(DispatcherConfig.builder().name("rescuer-" + cls).build());
         try (ChildJvm child = ChildJvm.start(ChangeWorker.class, args(1, "stall", client))) {
             child.awaitLine("STALLED"::equals, STARTUP);
             assertThat(feed.lag(client).heldBy()).startsWith("stall-");

@@ -195,11 +195,16 @@ class MigrationsTest {
         assertThat(history(host)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true");
     }
 
+    /** Runs this release's migrations on {@code config}'s database up to version {@code target}, as an older release left it. */
+    private static void migrateTo(EngineConfig config, String vendor, String target) {
+        Flyway.configure().dataSource(config.jdbcUrl(), config.username(), config.password()).table(Migrations.HISTORY_TABLE)
+                .locations(Migrations.location(product(vendor))).target(target).load().migrate();
+    }
+
     /** Version 2: a tree lock's holder is the session's user, up to 128 characters (64 before). */
     private void versionOneDatabase_isMigratedToTwo_andHoldsTreeLocksOfTheLongestUser(String vendor) throws Exception {
         EngineConfig v1 = newDatabase(vendor, "v1");
-        Flyway.configure().dataSource(v1.jdbcUrl(), v1.username(), v1.password()).table(Migrations.HISTORY_TABLE)
-                .locations(Migrations.location(product(vendor))).target("1").load().migrate();
+        migrateTo(v1, vendor, "1");
         String longest = "u".repeat(128);
         try (ContentEngine engine = ContentEngine.open(v1)) {
             var node = dev.turnstile.api.treelock.TreePath.parse("site:S/workshop:A");
@@ -219,8 +224,7 @@ class MigrationsTest {
      */
     private void versionFiveDatabase_keepsItsRequestKeys_forTheirSenders(String vendor) throws Exception {
         EngineConfig v5 = newDatabase(vendor, "v5");
-        Flyway.configure().dataSource(v5.jdbcUrl(), v5.username(), v5.password()).table(Migrations.HISTORY_TABLE)
-                .locations(Migrations.location(product(vendor))).target("5").load().migrate();
+        migrateTo(v5, vendor, "5");
         // What release 0.5 wrote for wf's key: a request row keyed (dispenser, key), and the register's row.
         String now = vendor.equals("mariadb") ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
         try (Connection c = connect(v5); Statement s = c.createStatement()) {
@@ -264,8 +268,7 @@ class MigrationsTest {
     private void versionThreeDatabase_withAnOlderReleasesLiveTreeLock_isRefused_andMigratedOnceItLapsed(String vendor)
             throws Exception {
         EngineConfig v2 = newDatabase(vendor, "v2");
-        Flyway.configure().dataSource(v2.jdbcUrl(), v2.username(), v2.password()).table(Migrations.HISTORY_TABLE)
-                .locations(Migrations.location(product(vendor))).target("3").load().migrate();
+        migrateTo(v2, vendor, "3");
         String now = vendor.equals("mariadb") ? "UTC_TIMESTAMP(6)" : "CURRENT_TIMESTAMP";
         try (Connection c = connect(v2); Statement s = c.createStatement()) {
             // What release 0.2 wrote for X on site:S/workshop:A: the lease, X on the workshop's row, IX on the site's.

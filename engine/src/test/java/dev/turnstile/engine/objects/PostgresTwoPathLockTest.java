@@ -94,7 +94,8 @@ class PostgresTwoPathLockTest {
                 answer = "waited";
             } else {
                 ObjectStoreServices services = engines.computeIfAbsent(step.user(),
-                        u -> new ObjectStoreServices(database, "lock-breaker", new CooperativeLocks(database, Duration.ZERO), lockStatement));
+                        u -> new ObjectStoreServices(database, "lock-breaker", new CooperativeLocks(database, Duration.ZERO),
+                                lockStatement ? ObjectStatements.of(database.productName()) : new ObjectStatements()));
                 try {
                     CustomObject o;
                     if (step.verb().equals("unlock")) {
