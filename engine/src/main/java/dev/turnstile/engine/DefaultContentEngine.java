@@ -10,6 +10,7 @@ import dev.turnstile.api.retry.RetryPolicies;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.changes.DefaultChangeFeed;
 import dev.turnstile.engine.config.EngineConfigFile;
+import dev.turnstile.engine.retry.PolicyRead;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.engine.dispenser.DispenserServices;
@@ -59,12 +60,12 @@ final class DefaultContentEngine implements ContentEngine {
     };
 
     /** Reads the engine's files again for a reload: none for a configuration built in code or bound from a Spring environment. */
-    private static Supplier<Map<String, RetryPolicyConfig>> files(EngineConfig config) {
+    private static Supplier<PolicyRead> files(EngineConfig config) {
         if (config.source() == null || config.source().equals("builder") || !java.nio.file.Files.isRegularFile(Path.of(config.source()))) {
             return null;
         }
         Path file = Path.of(config.source());
-        return () -> EngineConfigFile.read(file).retryPolicies();
+        return () -> EngineConfigFile.load(file).policies();
     }
 
     /**

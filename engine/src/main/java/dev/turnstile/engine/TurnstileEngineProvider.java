@@ -26,7 +26,9 @@ public final class TurnstileEngineProvider implements EngineProvider {
 
     @Override
     public ContentEngine open(Path configFile) {
-        return open(readConfig(configFile));
+        EngineConfigFile.Loaded file = EngineConfigFile.load(configFile);
+        // What an open refuses of the file (a policy a capability names) is placed at its line too.
+        return file.places().placing(() -> open(file.config()));
     }
 
     @Override
@@ -37,10 +39,12 @@ public final class TurnstileEngineProvider implements EngineProvider {
     @Override
     public ConfigCheck checkConfig(Path configFile) {
         Set<String> errors = new LinkedHashSet<>(); // one failed config named by several others says so once
-        EngineConfig config = EngineConfigFile.check(configFile, e -> errors.add(e.getMessage()));
+        EngineConfigFile.Loaded file = EngineConfigFile.check(configFile, e -> errors.add(e.getMessage()));
+        EngineConfig config = file.config();
         Map<String, RetryPolicyConfig> policies = new TreeMap<>();
         if (config != null) {
-            DefaultRetryPolicies built = DefaultContentEngine.checkBeforeOpening(config, e -> errors.add(e.getMessage()));
+            DefaultRetryPolicies built = DefaultContentEngine.checkBeforeOpening(config,
+                    e -> errors.add(file.places().place(e).getMessage()));
             if (built != null) {
                 built.names().forEach(name -> policies.put(name, built.get(name).config()));
             }

@@ -311,14 +311,14 @@ public final class EngineConfig {
                 throw EngineRuntimeException.configInvalid(source, "editLocks.types", type,
                         "a resource type is 1 to 32 letters or digits (any script), '_' or '-'");
             }
-            editLockTypes.put(type, Objects.requireNonNull(config, "config"));
+            editLockTypes.put(type, required("editLocks.types." + type, config));
             return this;
         }
 
         /** Replaces the edit-lock settings of every resource type. */
         public Builder editLockTypes(Map<String, EditLockConfig> all) {
             editLockTypes.clear();
-            all.forEach(this::editLockType);
+            required("editLocks.types", all).forEach(this::editLockType);
             return this;
         }
 
@@ -384,14 +384,14 @@ public final class EngineConfig {
                 throw EngineRuntimeException.configInvalid(source, "dispensers.series", name,
                         "a dispenser name is 1 to 64 letters, digits, '.', '_' or '-'");
             }
-            dispensers.put(name, Objects.requireNonNull(config, "config"));
+            dispensers.put(name, required("dispensers.series." + name, config));
             return this;
         }
 
         /** Replaces every configured dispenser. */
         public Builder dispensers(Map<String, DispenserConfig> all) {
             dispensers.clear();
-            all.forEach(this::dispenser);
+            required("dispensers.series", all).forEach(this::dispenser);
             return this;
         }
 
@@ -410,14 +410,14 @@ public final class EngineConfig {
                 throw EngineRuntimeException.configInvalid(source, "retry.instances", name,
                         "a policy name is 1 to 64 letters, digits, '.', '_' or '-'");
             }
-            retryPolicies.put(name, Objects.requireNonNull(config, "config"));
+            retryPolicies.put(name, required("retry.instances." + name, config));
             return this;
         }
 
         /** Replaces every named retry policy. */
         public Builder retryPolicies(Map<String, RetryPolicyConfig> policies) {
             retryPolicies.clear();
-            policies.forEach(this::retryPolicy);
+            required("retry.instances", policies).forEach(this::retryPolicy);
             return this;
         }
 
@@ -432,13 +432,13 @@ public final class EngineConfig {
 
         /** The database user of the engine's own pool. */
         public Builder username(String username) {
-            this.username = Objects.requireNonNull(username, "username");
+            this.username = required("database.username", username);
             return this;
         }
 
         /** The database password of the engine's own pool. */
         public Builder password(String password) {
-            this.password = Objects.requireNonNull(password, "password");
+            this.password = required("database.password", password);
             return this;
         }
 
@@ -484,7 +484,7 @@ public final class EngineConfig {
 
         /** Where the host's transaction is; see {@link HostTransactions}. */
         public Builder hostTransactions(HostTransactions hostTransactions) {
-            this.hostTransactions = Objects.requireNonNull(hostTransactions, "hostTransactions");
+            this.hostTransactions = required("hostTransactions", hostTransactions);
             return this;
         }
 
@@ -508,8 +508,16 @@ public final class EngineConfig {
 
         /** Where the configuration came from (a file path), named in error messages. */
         public Builder source(String source) {
-            this.source = Objects.requireNonNull(source, "source");
+            this.source = required("source", source);
             return this;
+        }
+
+        /** A null setting, refused as {@code E_CONFIG_INVALID} naming its key, as a bad value is. */
+        private <T> T required(String keyPath, T value) {
+            if (value == null) {
+                throw EngineRuntimeException.configInvalid(source, keyPath, null, "must be set");
+            }
+            return value;
         }
 
         /** The configuration; conflicting settings are refused here with {@code E_CONFIG_INVALID}. */

@@ -17,15 +17,29 @@ public class EngineRuntimeException extends RuntimeException {
     private final UUID objectId;
     private final Long requestedUsn;
     private final Long databaseUsn;
+    /** For {@code E_CONFIG_INVALID}: where, and what is wrong there (the message is made of them). */
+    private final ConfigProblem config;
 
     /** An exception of {@code code}; the USNs are those of an {@code E_OBJECT_MODIFIED}, else null. */
     protected EngineRuntimeException(ExceptionCode code, String message, UUID objectId,
                                      Long requestedUsn, Long databaseUsn, Throwable cause) {
+        this(code, message, objectId, requestedUsn, databaseUsn, cause, null);
+    }
+
+    private EngineRuntimeException(ExceptionCode code, String message, UUID objectId,
+                                   Long requestedUsn, Long databaseUsn, Throwable cause, ConfigProblem config) {
         super(code + ": " + message, cause);
         this.code = Objects.requireNonNull(code, "code");
         this.objectId = objectId;
         this.requestedUsn = requestedUsn;
         this.databaseUsn = databaseUsn;
+        this.config = config;
+    }
+
+    private record ConfigProblem(String source, Integer line, String keyPath, String valueAndRule) implements java.io.Serializable {
+        String message() {
+            return source + (line != null ? ":" + line : "") + ": " + keyPath + " = " + valueAndRule;
+        }
     }
 
     /** What went wrong, as FileNet names it. */
@@ -176,8 +190,38 @@ public class EngineRuntimeException extends RuntimeException {
      * that looks secret ({@code password}, a typo of it, {@code secret}, {@code token} …).
      */
     public static EngineRuntimeException configInvalid(String source, String keyPath, Object value, String rule) {
-        return of(ExceptionCode.E_CONFIG_INVALID, source + ": " + keyPath + " = "
-                + (SECRET_KEY.matcher(keyPath).find() && value != null ? "(hidden)" : describe(value)) + ": " + rule);
+        return configInvalid(new ConfigProblem(source, null, keyPath,
+                (SECRET_KEY.matcher(keyPath).find() && value != null ? "(hidden)" : describe(value)) + ": " + rule));
+    }
+
+    private static EngineRuntimeException configInvalid(ConfigProblem problem) {
+        return new EngineRuntimeException(ExceptionCode.E_CONFIG_INVALID, problem.message(), null, null, null, null, problem);
+    }
+
+    /** For {@code E_CONFIG_INVALID}: the file (or other source) of the setting, else null. */
+    public String getConfigSource() {
+        return config == null ? null : config.source();
+    }
+
+    /** For {@code E_CONFIG_INVALID}: the key path of the setting ({@code database.url}), else null. */
+    public String getConfigKeyPath() {
+        return config == null ? null : config.keyPath();
+    }
+
+    /** For {@code E_CONFIG_INVALID}: the line of the setting in its file, where known, else null. */
+    public Integer getConfigLine() {
+        return config == null ? null : config.line();
+    }
+
+    /**
+     * This {@code E_CONFIG_INVALID} placed at {@code line} of its file (the message then reads
+     * {@code file:line: key = value: rule}, as a compiler's does); for readers of configuration files.
+     */
+    public EngineRuntimeException atConfigLine(int line) {
+        if (config == null) {
+            throw new IllegalStateException("not a configuration error: " + getMessage());
+        }
+        return configInvalid(new ConfigProblem(config.source(), line, config.keyPath(), config.valueAndRule()));
     }
 
     private static final java.util.regex.Pattern SECRET_KEY =

@@ -13,6 +13,14 @@ public final class Ranges {
     private Ranges() {
     }
 
+    /** {@code value}; null is refused with {@code E_BAD_VALUE} naming {@code setting}, never a bare NullPointerException. */
+    public static <T> T required(String setting, T value) {
+        if (value == null) {
+            throw dev.turnstile.api.EngineRuntimeException.badArgument(setting, null, "must be set");
+        }
+        return value;
+    }
+
     /** Whether {@code d} is set and between {@code min} and {@code max}, both included. */
     public static boolean within(Duration d, Duration min, Duration max) {
         return d != null && d.compareTo(min) >= 0 && d.compareTo(max) <= 0;

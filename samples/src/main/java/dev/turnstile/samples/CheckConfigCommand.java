@@ -9,50 +9,79 @@ import picocli.CommandLine.Parameters;
 import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.concurrent.Callable;
 
 /**
- * For a deployment pipeline: checks a {@code turnstile.yaml} and its policy file as an engine open
- * would, without opening the database; prints the effective retry policies, or every error found
- * and exits 1.
+ * For a deployment pipeline: checks each {@code turnstile.yaml} given, and its policy file, as an
+ * engine open would, without opening the database. Each file gets a verdict — OK and the effective
+ * retry policies, or every error found — and never a stack trace. Exit code: 0 every file valid,
+ * 1 a file invalid, 2 a file that could not be read (or checked).
  */
-@Command(name = "check-config", description = "Check a turnstile.yaml and its policy file without opening the database;"
-        + " print the effective retry policies, or every error (exit 1).")
+@Command(name = "check-config", description = "Check turnstile.yaml files and their policy files without opening the database;"
+        + " print each file's effective retry policies or every error. Exit 0 valid, 1 invalid, 2 could not be read.")
 final class CheckConfigCommand implements Callable<Integer> {
-    @Parameters(index = "0", paramLabel = "FILE", description = "the turnstile.yaml to check")
-    Path file;
+    static final int VALID = 0;
+    static final int INVALID = 1;
+    static final int UNREADABLE = 2;
+
+    @Parameters(arity = "1..*", paramLabel = "FILE", description = "the turnstile.yaml files to check")
+    List<Path> files;
 
     @Spec
     CommandSpec spec;
 
     @Override
     public Integer call() {
-        ConfigCheck check = ContentEngine.checkConfig(file);
         PrintWriter out = spec.commandLine().getOut();
+        PrintWriter err = spec.commandLine().getErr();
+        int exit = VALID;
+        for (Path file : files) {
+            exit = Math.max(exit, check(file, out, err));
+        }
+        out.flush();
+        err.flush();
+        return exit;
+    }
+
+    private static int check(Path file, PrintWriter out, PrintWriter err) {
+        if (!Files.isRegularFile(file) || !Files.isReadable(file)) {
+            err.printf(Locale.ROOT, "%s: cannot be read (%s)%n", file, !Files.exists(file) ? "no such file"
+                    : Files.isRegularFile(file) ? "no permission to read it" : "not a regular file");
+            return UNREADABLE;
+        }
+        ConfigCheck check;
+        try {
+            check = ContentEngine.checkConfig(file);
+        } catch (RuntimeException e) {
+            // A fault of the check itself, not of the file: said in a line, never as a stack trace.
+            err.printf(Locale.ROOT, "%s: could not be checked (%s in check-config itself; please report it)%n", file,
+                    e.getClass().getSimpleName());
+            return UNREADABLE;
+        }
         if (!check.isValid()) {
-            PrintWriter err = spec.commandLine().getErr();
             err.printf(Locale.ROOT, "%s: %d error%s%n", file, check.errors().size(), check.errors().size() == 1 ? "" : "s");
             check.errors().forEach(e -> err.println("  " + e));
-            err.flush();
-            return 1;
+            return INVALID;
         }
         out.printf(Locale.ROOT, "%s: OK%nretry policies (inheritance resolved, built-in ones included):%n", file);
         for (Map.Entry<String, RetryPolicyConfig> e : check.policies().entrySet()) {
             out.println("  " + e.getKey() + ": " + describe(e.getValue()));
         }
-        out.flush();
-        return 0;
+        return VALID;
     }
 
     /** One line an operator reads: attempts, waits, budget, what is retried and what is not. */
     static String describe(RetryPolicyConfig p) {
         StringBuilder s = new StringBuilder().append(p.maxAttempts()).append(" attempts, wait ").append(duration(p.waitDuration()));
         if (p.exponentialBackoff()) {
-            s.append(" ×").append(p.exponentialBackoffMultiplier()).append(" up to ").append(duration(p.exponentialMaxWaitDuration()));
+            s.append(" ×").append(p.exponentialBackoffMultiplier()).append(p.exponentialMaxWaitDuration() == null ? " with no cap"
+                    : " up to " + duration(p.exponentialMaxWaitDuration()));
         }
         if (p.randomizedWait()) {
             s.append(" ±").append(Math.round(p.randomizedWaitFactor() * 100)).append('%');

@@ -1,6 +1,10 @@
 package dev.turnstile.engine.config;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonStreamContext;
+import com.fasterxml.jackson.core.JsonToken;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.core.StreamReadConstraints;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.MappingIterator;
@@ -11,10 +15,13 @@ import com.fasterxml.jackson.databind.node.TextNode;
 import com.fasterxml.jackson.dataformat.javaprop.JavaPropsMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.turnstile.api.EngineRuntimeException;
+import org.yaml.snakeyaml.DumperOptions;
 import org.yaml.snakeyaml.LoaderOptions;
 import org.yaml.snakeyaml.Yaml;
+import org.yaml.snakeyaml.error.MarkedYAMLException;
 import org.yaml.snakeyaml.events.AliasEvent;
 import org.yaml.snakeyaml.events.Event;
+import org.yaml.snakeyaml.events.ScalarEvent;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -26,6 +33,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.util.HashMap;
 import java.util.Iterator;
 import java.util.Map;
 import java.util.Properties;
@@ -38,9 +46,11 @@ import java.util.regex.Pattern;
  * anything but a regular file (a named pipe blocked the open forever), more than {@link #MAX_BYTES}
  * (a 10 MB string took 36 s of CPU to refuse), text that is not UTF-8, nesting deeper than
  * {@link #MAX_DEPTH}, duplicate keys (the last one silently won), a second YAML document (it was
- * ignored) and YAML aliases (they were read as their anchor's name). Text values then have
- * {@code ${NAME}} and {@code ${NAME:-default}} replaced from the environment, so that secrets stay
- * out of files; a doubled dollar sign before the brace is the text itself.
+ * ignored), YAML aliases (they were read as their anchor's name) and a key with no value (it
+ * fell back to its default unseen). Text values then have {@code ${NAME}} and
+ * {@code ${NAME:-default}} replaced from the environment, so that secrets stay out of files; a
+ * doubled dollar sign before the brace is the text itself. Every key's line is kept, so that an
+ * error about a setting, wherever it is found, names its line.
  */
 final class ConfigText {
     static final int MAX_BYTES = 1 << 20;
@@ -54,13 +64,87 @@ final class ConfigText {
     private ConfigText() {
     }
 
-    /** The file's tree (null when it holds nothing), with environment variables replaced through {@code env}. */
-    static JsonNode read(Path file, UnaryOperator<String> env) {
+    /**
+     * The file's tree (null when it holds nothing), with environment variables replaced through
+     * {@code env}; the line of each of its keys goes to {@code places}.
+     */
+    static JsonNode read(Path file, UnaryOperator<String> env, Places places) {
         String source = file.toString();
         boolean properties = file.getFileName().toString().endsWith(".properties");
         String text = text(file);
-        JsonNode root = properties ? properties(source, text) : yaml(source, text);
-        return root == null ? null : substitute(source, "", root, env);
+        Map<String, Integer> lines = properties ? propertiesLines(text) : yamlLines(source, text);
+        places.add(source, lines);
+        JsonNode root = properties ? properties(source, text) : yaml(source, text, lines);
+        return root == null || root.isNull() ? root : substitute(source, "", root, env);
+    }
+
+    /** The line of every key and list item, by key path ({@code retry.instances.p.retryCodes[0]}); refuses a key written twice. */
+    private static Map<String, Integer> yamlLines(String source, String text) {
+        Map<String, Integer> lines = new HashMap<>();
+        try (JsonParser parser = YAML.createParser(text)) {
+            try {
+                for (JsonToken t; (t = parser.nextToken()) != null; ) {
+                    if (t == JsonToken.FIELD_NAME || (parser.getParsingContext().inArray() && !t.isStructEnd())) {
+                        lines.putIfAbsent(path(parser.getParsingContext()), parser.currentTokenLocation().getLineNr());
+                    }
+                }
+            } catch (StreamReadException e) {
+                String path = path(parser.getParsingContext());
+                if (e.getOriginalMessage().startsWith("Duplicate field")) {
+                    int line = e.getLocation().getLineNr();
+                    throw EngineRuntimeException.configInvalid(source, path, lineText(text, line),
+                            "the key is set twice (first at line " + lines.get(path) + "); the last one would silently win")
+                            .atConfigLine(line);
+                }
+                throw notYaml(source, text, e);
+            }
+        } catch (IOException e) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", e.toString(), "cannot be read");
+        }
+        return lines;
+    }
+
+    private static String path(JsonStreamContext context) {
+        StringBuilder path = new StringBuilder();
+        for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
+            if (c.inArray()) {
+                path.insert(0, "[" + Math.max(c.getCurrentIndex(), 0) + "]");
+            } else if (c.getCurrentName() != null) {
+                path.insert(0, (path.isEmpty() || path.charAt(0) == '[' ? "" : ".")).insert(0, c.getCurrentName());
+            }
+        }
+        return path.toString();
+    }
+
+    /** YAML's own words and line for what it could not read: snakeyaml's problem, not Jackson's 100-character snippet. */
+    private static EngineRuntimeException notYaml(String source, String text, JsonProcessingException e) {
+        String problem = e.getOriginalMessage();
+        int line = e.getLocation() != null ? e.getLocation().getLineNr() : -1;
+        if (e.getCause() instanceof MarkedYAMLException marked && marked.getProblem() != null) {
+            problem = marked.getProblem();
+            line = marked.getProblemMark() != null ? marked.getProblemMark().getLine() + 1 : line;
+        }
+        EngineRuntimeException refusal = EngineRuntimeException.configInvalid(source, "(file)", lineText(text, line),
+                "not valid YAML: " + problem.replace("\\t(TAB)", "a tab").strip());
+        return line > 0 ? refusal.atConfigLine(line) : refusal;
+    }
+
+    private static String lineText(String text, int line) {
+        String[] lines = text.split("\n", -1);
+        return line >= 1 && line <= lines.length ? lines[line - 1].strip() : "";
+    }
+
+    /** A properties file's keys by the line that sets them last (continuation lines are rare in settings and not followed). */
+    private static Map<String, Integer> propertiesLines(String text) {
+        Map<String, Integer> lines = new HashMap<>();
+        String[] all = text.split("\n", -1);
+        for (int i = 0; i < all.length; i++) {
+            String line = all[i].strip();
+            if (!line.isEmpty() && line.charAt(0) != '#' && line.charAt(0) != '!') {
+                lines.put(line.split("\\s*[=:\\s]", 2)[0], i + 1); // the last: where a key set twice is refused
+            }
+        }
+        return lines;
     }
 
     private static String text(Path file) {
@@ -89,7 +173,7 @@ final class ConfigText {
         }
     }
 
-    private static JsonNode yaml(String source, String text) {
+    private static JsonNode yaml(String source, String text, Map<String, Integer> lines) {
         JsonNode first;
         try (MappingIterator<JsonNode> documents = YAML.readerFor(JsonNode.class).readValues(text)) {
             first = documents.hasNextValue() ? documents.nextValue() : null;
@@ -98,7 +182,7 @@ final class ConfigText {
                         "one document only: what follows the first would be ignored");
             }
         } catch (JsonProcessingException e) {
-            throw EngineRuntimeException.configInvalid(source, "(file)", e.getOriginalMessage(), "not valid YAML");
+            throw notYaml(source, text, e);
         } catch (IOException e) {
             throw EngineRuntimeException.configInvalid(source, "(file)", e.toString(), "cannot be read");
         }
@@ -106,6 +190,13 @@ final class ConfigText {
         LoaderOptions options = new LoaderOptions();
         options.setNestingDepthLimit(MAX_DEPTH + 1);
         for (Event e : new Yaml(options).parse(new StringReader(text))) {
+            // `key:` with nothing after it: Jackson reads null, or "" at the end of a mapping; either way no value.
+            if (e instanceof ScalarEvent scalar && scalar.getScalarStyle() == DumperOptions.ScalarStyle.PLAIN && scalar.getValue().isEmpty()) {
+                int line = scalar.getStartMark().getLine() + 1;
+                String key = lines.entrySet().stream().filter(k -> k.getValue() == line).map(Map.Entry::getKey)
+                        .max(java.util.Comparator.comparingInt(String::length)).orElse("(file)");
+                throw noValue(source, key).atConfigLine(line);
+            }
             if (e instanceof AliasEvent alias) {
                 throw EngineRuntimeException.configInvalid(source, "(file)",
                         "*" + alias.getAnchor() + " at line " + (alias.getStartMark().getLine() + 1),
@@ -167,10 +258,16 @@ final class ConfigText {
             for (int i = 0; i < array.size(); i++) {
                 array.set(i, substitute(source, path + "[" + i + "]", array.get(i), env));
             }
+        } else if (node.isNull()) {
+            throw noValue(source, path);
         } else if (node.isTextual() && node.asText().contains("${")) {
             return TextNode.valueOf(expand(source, path, node.asText(), env));
         }
         return node;
+    }
+
+    private static EngineRuntimeException noValue(String source, String path) {
+        return EngineRuntimeException.configInvalid(source, path, null, "the key has no value; write one, or leave the key out for its default");
     }
 
     private static String expand(String source, String path, String text, UnaryOperator<String> env) {

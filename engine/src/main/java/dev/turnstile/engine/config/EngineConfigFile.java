@@ -5,13 +5,13 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.editlock.EditLockConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.engine.retry.PolicyRead;
 
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
@@ -33,39 +33,55 @@ public final class EngineConfigFile {
     }
 
     public static EngineConfig read(Path file) {
-        return read(file, System::getenv);
+        return load(file).config();
     }
 
     /** With {@code env} standing for the environment ({@code ${NAME}} in values). */
     static EngineConfig read(Path file, UnaryOperator<String> env) {
-        return read(file, env, null);
+        return load(file, env, null).config();
+    }
+
+    /**
+     * A {@code turnstile.yaml} read: its configuration, where each of its settings is (to place an
+     * error found later, such as an open's check of the policies a capability names) and the keys
+     * written for each retry policy (what a reload compares).
+     */
+    public record Loaded(EngineConfig config, Places places, PolicyRead policies) {
+    }
+
+    /** The file read, or its first error, placed at its line. */
+    public static Loaded load(Path file) {
+        return load(file, System::getenv, null);
     }
 
     /**
      * Every error found rather than the first, for {@code check-config}: each section's and each
-     * policy's first error goes to {@code errors} and the reading goes on; the configuration
+     * policy's first error goes to {@code errors}, placed, and the reading goes on; the configuration
      * returned holds what was valid (null if the file itself could not be read).
      */
-    public static EngineConfig check(Path file, Consumer<EngineRuntimeException> errors) {
+    public static Loaded check(Path file, Consumer<EngineRuntimeException> errors) {
         try {
-            return read(file, System::getenv, errors);
+            return load(file, System::getenv, errors);
         } catch (EngineRuntimeException e) {
             errors.accept(e);
-            return null;
+            return new Loaded(null, new Places(), null);
         }
     }
 
-    private static EngineConfig read(Path file, UnaryOperator<String> env, Consumer<EngineRuntimeException> errors) {
+    private static Loaded load(Path file, UnaryOperator<String> env, Consumer<EngineRuntimeException> errors) {
         String source = file.toString();
-        JsonNode root = ConfigText.read(file, env);
-        if (root == null || root.isMissingNode() || root.isNull() || (root.isObject() && root.isEmpty())) {
-            // A truncated production file must not quietly open the built-in defaults: a brand-new H2
-            // database in the working directory would hand out INV-…-000001 again.
-            throw EngineRuntimeException.configInvalid(source, "(root)", root == null || root.isMissingNode() ? "" : root.toString(),
-                    "the file holds no settings (empty, only comments, ~ or {}); to run on the built-in defaults, open"
-                    + " without a file");
-        }
-        return read(source, root, file.toAbsolutePath().getParent(), env, errors);
+        Places places = new Places();
+        return places.placing(() -> {
+            JsonNode root = ConfigText.read(file, env, places);
+            if (root == null || root.isMissingNode() || root.isNull() || (root.isObject() && root.isEmpty())) {
+                // A truncated production file must not quietly open the built-in defaults: a brand-new H2
+                // database in the working directory would hand out INV-…-000001 again.
+                throw EngineRuntimeException.configInvalid(source, "(root)", root == null || root.isMissingNode() ? "" : root.toString(),
+                        "the file holds no settings (empty, only comments, ~ or {}); to run on the built-in defaults, open"
+                        + " without a file");
+            }
+            return read(source, root, file.toAbsolutePath().getParent(), env, places.placing(errors), places);
+        });
     }
 
     /**
@@ -77,12 +93,14 @@ public final class EngineConfigFile {
      */
     public static EngineConfig read(String source, Map<String, String> settings, Path baseDir) {
         JsonNode root = ConfigText.tree(source, settings);
-        return read(source, root != null ? root : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode(),
-                baseDir, System::getenv, null);
+        Places places = new Places();
+        return places.placing(() -> read(source, root != null ? root : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode(),
+                baseDir, System::getenv, null, places)).config();
     }
 
-    private static EngineConfig read(String source, JsonNode root, Path baseDir, UnaryOperator<String> env,
-                                     Consumer<EngineRuntimeException> errors) {
+    private static Loaded read(String source, JsonNode root, Path baseDir, UnaryOperator<String> env,
+                               Consumer<EngineRuntimeException> errors, Places places) {
+        PolicyRead[] policies = new PolicyRead[1];
         EngineConfig.Builder builder = EngineConfig.builder().source(source);
         requireObject(source, "(root)", root);
         Refusals.each(errors, () -> checkKeys(source, "", root, TOP_LEVEL));
@@ -184,7 +202,7 @@ public final class EngineConfigFile {
                 if (retry.has("policyFile")) {
                     Path policyFile = baseDir.resolve(text(source, "retry.policyFile", retry.get("policyFile")));
                     builder.policyFile(policyFile.toString());
-                    policyFile(policyFile, env).ifPresent(parts::add);
+                    parts.add(policyFile(policyFile, env, places));
                 }
                 if (retry.has("reload")) {
                     String reload = text(source, "retry.reload", retry.get("reload"));
@@ -194,13 +212,13 @@ public final class EngineConfigFile {
                     }
                     builder.retryReloadWatch(reload.equals("watch"));
                 }
-                Map<String, RetryPolicyConfig> policies = RetryPolicyReader.read(parts, errors);
-                builder.retryPolicies(policies);
+                policies[0] = RetryPolicyReader.read(parts, errors);
+                builder.retryPolicies(policies[0].policies());
             }
         });
         EngineConfig[] built = new EngineConfig[1];
         Refusals.each(errors, () -> built[0] = builder.build());
-        return built[0];
+        return new Loaded(built[0], places, policies[0] != null ? policies[0] : new PolicyRead(Map.of(), Map.of()));
     }
 
 
@@ -210,22 +228,22 @@ public final class EngineConfigFile {
      * Spring Boot file.
      */
     public static Map<String, RetryPolicyConfig> readPolicyFile(Path file) {
-        return readPolicyFile(file, System::getenv);
+        Places places = new Places();
+        return places.placing(() -> RetryPolicyReader.read(List.of(policyFile(file, System::getenv, places)), null).policies());
     }
 
-    private static Map<String, RetryPolicyConfig> readPolicyFile(Path file, UnaryOperator<String> env) {
-        return RetryPolicyReader.read(policyFile(file, env).map(List::of).orElse(List.of()), null);
-    }
-
-    private static Optional<RetryPolicyReader.Part> policyFile(Path file, UnaryOperator<String> env) {
+    private static RetryPolicyReader.Part policyFile(Path file, UnaryOperator<String> env, Places places) {
         String name = file.getFileName().toString();
         boolean properties = name.endsWith(".properties");
         if (!properties && !name.endsWith(".yaml") && !name.endsWith(".yml")) {
             throw EngineRuntimeException.configInvalid(file.toString(), "(file)", name, "a policy file ends in .yaml, .yml or .properties");
         }
-        JsonNode root = ConfigText.read(file, env);
-        if (root == null || root.isMissingNode() || root.isNull()) {
-            return Optional.empty();
+        JsonNode root = ConfigText.read(file, env, places);
+        if (root == null || root.isMissingNode() || root.isNull() || (root.isObject() && root.isEmpty())) {
+            // An editor's save-in-place empties the file for a moment: read then, every policy would
+            // fall back to its built-in default.
+            throw EngineRuntimeException.configInvalid(file.toString(), "(root)", root == null || root.isMissingNode() ? "" : root.toString(),
+                    "the policy file holds no policies (empty, only comments, ~ or {}); write them, or remove retry.policyFile");
         }
         String prefix = "";
         if (root.has("resilience4j")) {
@@ -239,7 +257,7 @@ public final class EngineConfigFile {
         }
         requireObject(file.toString(), prefix.isEmpty() ? "(root)" : prefix, root);
         checkKeys(file.toString(), prefix, root, Set.of("configs", "instances"));
-        return Optional.of(new RetryPolicyReader.Part(file.toString(), prefix, root));
+        return new RetryPolicyReader.Part(file.toString(), prefix, root);
     }
 
     private static void requireObject(String source, String path, JsonNode node) {

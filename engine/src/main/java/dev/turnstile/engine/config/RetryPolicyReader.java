@@ -6,6 +6,7 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.retry.RetryPolicies;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.retry.FailureMatcher;
+import dev.turnstile.engine.retry.PolicyRead;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -28,9 +29,7 @@ import java.util.function.Consumer;
  * file, the key path and the value.
  */
 final class RetryPolicyReader {
-    static final Set<String> KEYS = Set.of("baseConfig", "maxAttempts", "waitDuration", "enableExponentialBackoff",
-            "exponentialBackoffMultiplier", "exponentialMaxWaitDuration", "enableRandomizedWait", "randomizedWaitFactor",
-            "retryExceptions", "ignoreExceptions", "retryCodes", "ignoreCodes", "maxTotalWait");
+    static final Set<String> KEYS = keys();
 
     static final int MAX_CHAIN = 32;
 
@@ -45,6 +44,9 @@ final class RetryPolicyReader {
     /** Shared by the parts of one read: which part defines each config, and the configs resolved so far. */
     private Map<String, RetryPolicyReader> owners;
     private Map<String, RetryPolicyConfig> resolvedConfigs;
+    /** The keys written for each config resolved so far, and for each policy (its own and its bases'). */
+    private Map<String, Set<String>> writtenConfigs;
+    private Map<String, Set<String>> writtenPolicies;
 
     private RetryPolicyReader(Part part) {
         this.source = part.source();
@@ -54,15 +56,25 @@ final class RetryPolicyReader {
     }
 
     /** {@code errors}: null to stop at the first error; else each config's and policy's first one, and on. */
-    static Map<String, RetryPolicyConfig> read(List<Part> parts, Consumer<EngineRuntimeException> errors) {
+    private static Set<String> keys() {
+        Set<String> keys = new LinkedHashSet<>(List.of("baseConfig"));
+        keys.addAll(RetryPolicyConfig.ofDefaults().settings().keySet());
+        return Set.copyOf(keys);
+    }
+
+    static PolicyRead read(List<Part> parts, Consumer<EngineRuntimeException> errors) {
         List<RetryPolicyReader> readers = new ArrayList<>();
         parts.forEach(part -> Refusals.each(errors, () -> readers.add(new RetryPolicyReader(part))));
         Map<String, RetryPolicyReader> owners = new LinkedHashMap<>();
         Map<String, RetryPolicyReader> instanceOwners = new LinkedHashMap<>();
         Map<String, RetryPolicyConfig> resolved = new LinkedHashMap<>();
+        Map<String, Set<String>> writtenConfigs = new LinkedHashMap<>();
+        Map<String, Set<String>> written = new LinkedHashMap<>();
         for (RetryPolicyReader reader : readers) {
             reader.owners = owners;
             reader.resolvedConfigs = resolved;
+            reader.writtenConfigs = writtenConfigs;
+            reader.writtenPolicies = written;
             reader.configs.keySet().forEach(name -> Refusals.each(errors, () -> reader.claim("configs", name, owners)));
             reader.instances.keySet().forEach(name -> Refusals.each(errors, () -> reader.claim("instances", name, instanceOwners)));
         }
@@ -75,8 +87,10 @@ final class RetryPolicyReader {
         }
         if (!policies.containsKey(RetryPolicies.DEFAULT) && resolved.containsKey(RetryPolicies.DEFAULT)) {
             policies.put(RetryPolicies.DEFAULT, resolved.get(RetryPolicies.DEFAULT));
+            written.put(RetryPolicies.DEFAULT, writtenConfigs.get(RetryPolicies.DEFAULT));
         }
-        return policies;
+        written.keySet().retainAll(policies.keySet());
+        return new PolicyRead(policies, written);
     }
 
     private void claim(String section, String name, Map<String, RetryPolicyReader> owners) {
@@ -116,9 +130,18 @@ final class RetryPolicyReader {
     private void resolveInstance(String name, Map<String, RetryPolicyConfig> policies) {
         JsonNode node = instances.get(name);
         String path = "instances." + name;
+        String baseName = node.has("baseConfig") ? node.get("baseConfig").asText() : RetryPolicies.DEFAULT;
         RetryPolicyConfig base = node.has("baseConfig") ? baseConfig(path, node.get("baseConfig"))
                 : resolvedConfigs.getOrDefault(RetryPolicies.DEFAULT, RetryPolicyConfig.ofDefaults());
         policies.put(name, apply(path, node, base));
+        writtenPolicies.put(name, written(node, writtenConfigs.getOrDefault(baseName, Set.of())));
+    }
+
+    private static Set<String> written(JsonNode node, Set<String> base) {
+        Set<String> keys = new java.util.TreeSet<>(base);
+        node.fieldNames().forEachRemaining(keys::add);
+        keys.remove("baseConfig");
+        return keys;
     }
 
     private RetryPolicyConfig resolveConfig(String name, Set<String> visiting) {
@@ -140,6 +163,7 @@ final class RetryPolicyReader {
         String path = "configs." + name;
         JsonNode node = configs.get(name);
         RetryPolicyConfig base = RetryPolicyConfig.ofDefaults();
+        Set<String> baseWritten = Set.of();
         if (node.has("baseConfig")) {
             String baseName = node.get("baseConfig").asText();
             RetryPolicyReader owner = owners.get(baseName);
@@ -147,9 +171,11 @@ final class RetryPolicyReader {
                 throw invalid(path + ".baseConfig", baseName, "no such config; known configs are " + owners.keySet());
             }
             base = owner.resolveConfig(baseName, visiting);
+            baseWritten = writtenConfigs.get(baseName);
         }
         RetryPolicyConfig resolved = apply(path, node, base);
         resolvedConfigs.put(name, resolved);
+        writtenConfigs.put(name, written(node, baseWritten));
         return resolved;
     }
 

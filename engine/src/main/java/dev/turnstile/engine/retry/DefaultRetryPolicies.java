@@ -16,11 +16,13 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Objects;
 import java.util.Set;
 import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,7 +60,9 @@ public final class DefaultRetryPolicies implements RetryPolicies {
     private final HostTransactions host;
     private final RetryWaits waits;
     /** Reads the files again for a reload; null for an engine opened without a file. */
-    private final Supplier<Map<String, RetryPolicyConfig>> files;
+    private final Supplier<PolicyRead> files;
+    /** The policies the files define, as last put in force: a reload may not drop one. */
+    private Set<String> fromFiles;
     /** Every policy in force, swapped whole by a reload: a call reads it once, at its start. */
     private volatile Map<String, DefaultRetryPolicy> current;
     private final Map<String, DefaultRetryPolicy.Metrics> metrics = new ConcurrentHashMap<>();
@@ -76,11 +80,12 @@ public final class DefaultRetryPolicies implements RetryPolicies {
      * {@code waits} is how every call waits between attempts.
      */
     public DefaultRetryPolicies(Map<String, RetryPolicyConfig> configs, String source, HostTransactions host,
-                                Supplier<Map<String, RetryPolicyConfig>> files, RetryWaits waits) {
+                                Supplier<PolicyRead> files, RetryWaits waits) {
         this.source = source;
         this.host = host;
         this.waits = waits;
         this.files = files;
+        this.fromFiles = new TreeSet<>(configs.keySet());
         Map<String, RetryPolicyConfig> all = new LinkedHashMap<>(configs);
         all.putIfAbsent(DEFAULT, RetryPolicyConfig.ofDefaults());
         all.putIfAbsent(DISPENSER, DISPENSER_DEFAULTS);
@@ -104,31 +109,69 @@ public final class DefaultRetryPolicies implements RetryPolicies {
         return handles.computeIfAbsent(name, Handle::new);
     }
 
+    /**
+     * Puts the files in force only whole: a policy the files no longer define, or a setting in force
+     * that would fall back to a default because its key is no longer written (a file read half-written,
+     * or emptied by an editor's save-in-place), refuses the reload and the policies in force stay.
+     * Every setting changed is logged at WARN, old → new.
+     */
     @Override
     public synchronized Set<String> reload() {
         Set<String> changed = new TreeSet<>();
+        List<String> changes = new ArrayList<>();
         try {
             if (files == null) {
                 throw EngineRuntimeException.configInvalid(source, "(file)", source, "this engine was not opened from a file: nothing to reload");
             }
-            Map<String, RetryPolicyConfig> read = files.get();
+            PolicyRead read = files.get();
             Map<String, DefaultRetryPolicy> before = current;
-            read.forEach((name, config) -> {
+            List<String> dropped = new ArrayList<>();
+            fromFiles.stream().filter(name -> !read.policies().containsKey(name)).forEach(name -> dropped.add(name + " (the whole policy)"));
+            read.policies().forEach((name, config) -> {
+                Map<String, Object> inForce = before.containsKey(name) ? before.get(name).config().settings() : Map.of();
+                Set<String> written = read.written().getOrDefault(name, Set.of());
+                config.settings().forEach((key, value) -> {
+                    if (before.containsKey(name) && !Objects.equals(inForce.get(key), value)) {
+                        if (written.contains(key)) {
+                            changes.add(name + "." + key + " " + shown(inForce.get(key)) + " → " + shown(value));
+                        } else {
+                            dropped.add(name + "." + key + " (" + shown(inForce.get(key)) + " in force, " + shown(value) + " by default)");
+                        }
+                    }
+                });
                 if (!before.containsKey(name) || !before.get(name).config().equals(config)) {
                     changed.add(name);
                 }
             });
-            Map<String, RetryPolicyConfig> changes = new LinkedHashMap<>(read);
-            changes.keySet().retainAll(changed);
-            current = build(changes, before);
+            if (!dropped.isEmpty()) {
+                throw EngineRuntimeException.configInvalid(source, "retry", dropped.size() + (dropped.size() == 1 ? " setting" : " settings"),
+                        "no longer written in the files: " + String.join(", ", dropped) + "; a reload would put defaults in force"
+                        + " unseen (a file read while half-written does this): write each value you mean, or restart the engine to"
+                        + " drop a key or a policy");
+            }
+            Map<String, RetryPolicyConfig> updated = new LinkedHashMap<>(read.policies());
+            updated.keySet().retainAll(changed);
+            current = build(updated, before);
+            fromFiles = new TreeSet<>(read.policies().keySet());
         } catch (EngineRuntimeException e) {
             log.warn("Retry policies not reloaded, the ones in force stay: {}", e.getMessage());
             tell(new PolicyReload(Instant.now(), Set.of(), e.getMessage()));
             throw e;
         }
-        log.info("Retry policies reloaded from {}: {}", source, changed.isEmpty() ? "no change" : "changed " + changed);
+        if (changed.isEmpty()) {
+            log.info("Retry policies reloaded from {}: no change", source);
+        } else {
+            log.warn("Retry policies reloaded from {}: changed {}: {}", source, changed, changes.isEmpty() ? "new policies" : String.join(", ", changes));
+        }
         tell(new PolicyReload(Instant.now(), changed, null));
         return Collections.unmodifiableSet(changed);
+    }
+
+    private static String shown(Object value) {
+        if (value instanceof Duration d) {
+            return d.toMillis() % 1000 == 0 ? d.toSeconds() + "s" : d.toMillis() + "ms";
+        }
+        return value == null ? "none" : value.toString();
     }
 
     @Override

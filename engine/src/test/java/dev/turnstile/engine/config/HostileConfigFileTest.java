@@ -31,10 +31,10 @@ class HostileConfigFileTest {
     void anUnquotedValueOfATextKey_isRefusedWithTheAdviceToQuoteIt_notCoerced() throws IOException {
         Path octal = write("turnstile.yaml", "database:\n  url: jdbc:h2:mem:x\n  username: 0123\n");
         assertThatThrownBy(() -> EngineConfigFile.read(octal)).hasMessage("E_CONFIG_INVALID: " + octal
-                + ": database.username = \"83\": must be text, and YAML reads this unquoted value as the number 83: put it in quotes");
+                + ":3: database.username = \"83\": must be text, and YAML reads this unquoted value as the number 83: put it in quotes");
         Path on = write("turnstile.yaml", "locks:\n  breakerRole: on\n");
         assertThatThrownBy(() -> EngineConfigFile.read(on)).hasMessage("E_CONFIG_INVALID: " + on
-                + ": locks.breakerRole = \"true\": must be text, and YAML reads this unquoted value as the boolean true: put it in quotes");
+                + ":2: locks.breakerRole = \"true\": must be text, and YAML reads this unquoted value as the boolean true: put it in quotes");
         Path quoted = write("turnstile.yaml", "database:\n  url: jdbc:h2:mem:x\n  username: \"0123\"\nlocks:\n  breakerRole: 'on'\n");
         EngineConfig config = EngineConfigFile.read(quoted);
         assertThat(config.username()).isEqualTo("0123");
@@ -45,11 +45,11 @@ class HostileConfigFileTest {
     void aSecretLookingKey_neverHasItsValueEchoed_evenMisspelt() throws IOException {
         Path typo = write("turnstile.yaml", "database:\n  pasword: hunter2-secret\n");
         assertThatThrownBy(() -> EngineConfigFile.read(typo)).hasMessage("E_CONFIG_INVALID: " + typo
-                + ": database.pasword = (hidden): unknown key; known keys here are [connectionTimeout, maxPoolSize, migrate, password, url, username]")
+                + ":2: database.pasword = (hidden): unknown key; known keys here are [connectionTimeout, maxPoolSize, migrate, password, url, username]")
                 .hasMessageNotContaining("hunter2");
         Path list = write("turnstile.yaml", "database:\n  password: [hunter2-secret]\n");
         assertThatThrownBy(() -> EngineConfigFile.read(list)).hasMessage("E_CONFIG_INVALID: " + list
-                + ": database.password = (hidden): must be a text value");
+                + ":2: database.password = (hidden): must be a text value");
     }
 
     @Test
@@ -68,11 +68,11 @@ class HostileConfigFileTest {
 
         Path missing = write("turnstile.yaml", "database:\n  url: jdbc:postgresql://${DB_HOST}:5432/${DB_NAME}\n");
         assertThatThrownBy(() -> EngineConfigFile.read(missing, env::get)).hasMessage("E_CONFIG_INVALID: " + missing
-                + ": database.url = \"jdbc:postgresql://${DB_HOST}:5432/${DB_NAME}\": the environment variable DB_NAME is not set"
+                + ":2: database.url = \"jdbc:postgresql://${DB_HOST}:5432/${DB_NAME}\": the environment variable DB_NAME is not set"
                 + " (give a default: ${DB_NAME:-…})");
         Path unclosed = write("turnstile.yaml", "database:\n  url: jdbc:h2:mem:${oops\n");
         assertThatThrownBy(() -> EngineConfigFile.read(unclosed, env::get)).hasMessage("E_CONFIG_INVALID: " + unclosed
-                + ": database.url = \"jdbc:h2:mem:${oops\": ${ without a variable name and }: write ${NAME} or ${NAME:-default},"
+                + ":2: database.url = \"jdbc:h2:mem:${oops\": ${ without a variable name and }: write ${NAME} or ${NAME:-default},"
                 + " or $${ for the text ${");
         assertThat(EngineConfigFile.read(write("turnstile.yaml", "database:\n  username: ${HOME}\n")).username())
                 .as("the real environment").isEqualTo(System.getenv("HOME"));
@@ -119,8 +119,8 @@ class HostileConfigFileTest {
     @Test
     void deepNestingAndLongBaseConfigChains_areRefused_neverAStackOverflow() throws IOException {
         Path deep = write("turnstile.yaml", "a: ".repeat(3000) + "x\n");
-        assertThatThrownBy(() -> EngineConfigFile.read(deep)).hasMessageStartingWith("E_CONFIG_INVALID: " + deep + ": (file) = ")
-                .hasMessageEndingWith(": not valid YAML");
+        assertThatThrownBy(() -> EngineConfigFile.read(deep)).hasMessageStartingWith("E_CONFIG_INVALID: " + deep + ":1: (file) = ")
+                .hasMessageEndingWith(": not valid YAML: mapping values are not allowed here");
         StringBuilder chain = new StringBuilder("retry:\n  configs:\n");
         for (int i = 0; i < 3000; i++) {
             chain.append("    c").append(i).append(": {baseConfig: c").append(i + 1).append("}\n");
@@ -128,7 +128,7 @@ class HostileConfigFileTest {
         chain.append("    c3000: {maxAttempts: 2}\n");
         Path longChain = write("turnstile.yaml", chain.toString());
         assertThatThrownBy(() -> EngineConfigFile.read(longChain)).hasMessage("E_CONFIG_INVALID: " + longChain
-                + ": retry.configs.c0.baseConfig = \"c0 → … (32 configs)\": a baseConfig chain is at most 32 configs long");
+                + ":3: retry.configs.c0.baseConfig = \"c0 → … (32 configs)\": a baseConfig chain is at most 32 configs long");
     }
 
     @Test
@@ -139,7 +139,7 @@ class HostileConfigFileTest {
                 resilience4j.retry.instances.p.maxAttempts=30
                 """);
         assertThatThrownBy(() -> EngineConfigFile.read(dir.resolve("turnstile.yaml"))).hasMessage("E_CONFIG_INVALID: " + policies
-                + ": resilience4j.retry.instances.p.maxAttempts = \"30\": the key is set twice in the file; the last one would silently win");
+                + ":2: resilience4j.retry.instances.p.maxAttempts = \"30\": the key is set twice in the file; the last one would silently win");
     }
 
     @Test
@@ -154,18 +154,18 @@ class HostileConfigFileTest {
                   b: {maxAttempts: 3}
                 """);
         assertThatThrownBy(() -> EngineConfigFile.read(dir.resolve("turnstile.yaml"))).hasMessage("E_CONFIG_INVALID: " + policies
-                + ": instances = \"{\"b\":{\"maxAttempts\":3}}\": unknown key; known keys here are [resilience4j]");
+                + ":5: instances = \"{\"b\":{\"maxAttempts\":3}}\": unknown key; known keys here are [resilience4j]");
     }
 
     @Test
     void listValues_showAsWritten_andABadExceptionClassIsReportedAgainstThePolicyFile() throws IOException {
         Path list = write("turnstile.yaml", "retry:\n  instances:\n    p:\n      retryCods: [E_OBJECT_LOCKED]\n");
         assertThatThrownBy(() -> EngineConfigFile.read(list)).hasMessageStartingWith("E_CONFIG_INVALID: " + list
-                + ": retry.instances.p.retryCods = \"[\"E_OBJECT_LOCKED\"]\": unknown key");
+                + ":4: retry.instances.p.retryCods = \"[\"E_OBJECT_LOCKED\"]\": unknown key");
         write("turnstile.yaml", "retry:\n  policyFile: policies.yaml\n");
         Path policies = write("policies.yaml", "instances:\n  p:\n    retryExceptions: [com.example.Missing]\n");
         assertThatThrownBy(() -> EngineConfigFile.read(dir.resolve("turnstile.yaml"))).hasMessage("E_CONFIG_INVALID: " + policies
-                + ": instances.p.retryExceptions = \"com.example.Missing\": no such exception class");
+                + ":3: instances.p.retryExceptions = \"com.example.Missing\": no such exception class");
     }
 
     @Test
@@ -173,11 +173,11 @@ class HostileConfigFileTest {
         String never = "database:\n  url: jdbc:postgresql://127.0.0.1:1/never-contacted\n";
         Path policy = write("turnstile.yaml", never + "dispensers:\n  series:\n    invoice:\n      retryPolicy: patient\n");
         assertThatThrownBy(() -> ContentEngine.open(policy)).hasMessage("E_CONFIG_INVALID: " + policy
-                + ": dispensers.series.invoice.retryPolicy = \"patient\": no such retry policy; known policies are"
+                + ":6: dispensers.series.invoice.retryPolicy = \"patient\": no such retry policy; known policies are"
                 + " [default, dispenser, tree-lock]");
         Path format = write("turnstile.yaml", never + "dispensers:\n  series:\n    invoice:\n      format: INV-{seq:6}\n      reset: yearly\n");
         assertThatThrownBy(() -> ContentEngine.open(format)).hasMessage("E_CONFIG_INVALID: " + format
-                + ": dispensers.series.invoice.format = \"INV-{seq:6}\": the series restarts yearly, so the format must contain"
+                + ":6: dispensers.series.invoice.format = \"INV-{seq:6}\": the series restarts yearly, so the format must contain"
                 + " {yyyy} or {yy} or its numbers repeat from one period to the next");
     }
 
@@ -185,7 +185,7 @@ class HostileConfigFileTest {
     void aDispenserSeriesFormatThatIsNotText_isRefusedWithTheRest() throws IOException {
         Path file = write("turnstile.yaml", "dispensers:\n  series:\n    invoice:\n      retryPolicy: 7\n");
         assertThatThrownBy(() -> EngineConfigFile.read(file)).hasMessage("E_CONFIG_INVALID: " + file
-                + ": dispensers.series.invoice.retryPolicy = \"7\": must be text, and YAML reads this unquoted value as the number 7:"
+                + ":4: dispensers.series.invoice.retryPolicy = \"7\": must be text, and YAML reads this unquoted value as the number 7:"
                 + " put it in quotes");
     }
 }

@@ -92,7 +92,7 @@ class RetryPolicyFileTest {
 
         Path twice = write("twice.yaml", "retry:\n  policyFile: policies.yaml\n  instances:\n    locks:\n      maxAttempts: 2\n");
         assertThatThrownBy(() -> EngineConfigFile.read(twice))
-                .hasMessage("E_CONFIG_INVALID: " + policies.toAbsolutePath() + ": instances.locks = \"locks\": also defined in " + twice);
+                .hasMessage("E_CONFIG_INVALID: " + policies.toAbsolutePath() + ":2: instances.locks = \"locks\": also defined in " + twice);
     }
 
     @Test
@@ -123,7 +123,7 @@ class RetryPolicyFileTest {
         Path policies2 = write("policies2.yaml", "configs:\n  default: {maxAttempts: 3}\n");
         Path twice = write("twice.yaml", "retry:\n  policyFile: policies2.yaml\n  configs:\n    default: {maxAttempts: 7}\n");
         assertThatThrownBy(() -> EngineConfigFile.read(twice)).hasMessage("E_CONFIG_INVALID: " + policies2.toAbsolutePath()
-                + ": configs.default = \"default\": also defined in " + twice);
+                + ":2: configs.default = \"default\": also defined in " + twice);
     }
 
     @ParameterizedTest(name = "{0}")
@@ -141,7 +141,7 @@ class RetryPolicyFileTest {
     void eachBadValue_namesFileKeyPathAndValue(String what, String line, String expected) throws IOException {
         Path file = write("turnstile.yaml", "retry:\n  instances:\n    p:\n      " + line + "\n");
         assertThatThrownBy(() -> EngineConfigFile.read(file))
-                .hasMessageStartingWith("E_CONFIG_INVALID: " + file + ": " + expected);
+                .hasMessageStartingWith("E_CONFIG_INVALID: " + file + ":4: " + expected);
     }
 
     @Test
@@ -155,7 +155,7 @@ class RetryPolicyFileTest {
                       retryExceptions: [com.example.Missing]
                 """);
         assertThatThrownBy(() -> ContentEngine.open(file))
-                .hasMessage("E_CONFIG_INVALID: " + file + ": retry.instances.p.retryExceptions = \"com.example.Missing\": no such exception class");
+                .hasMessage("E_CONFIG_INVALID: " + file + ":6: retry.instances.p.retryExceptions = \"com.example.Missing\": no such exception class");
     }
 
     @Test
@@ -167,7 +167,7 @@ class RetryPolicyFileTest {
                     b: {baseConfig: a}
                 """);
         assertThatThrownBy(() -> EngineConfigFile.read(file)).hasMessage("E_CONFIG_INVALID: " + file
-                + ": retry.configs.a.baseConfig = \"a → b → a\": baseConfig inheritance loops");
+                + ":3: retry.configs.a.baseConfig = \"a → b → a\": baseConfig inheritance loops");
     }
 
     @Test

@@ -7,6 +7,8 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.retry.PolicyReload;
 import dev.turnstile.api.retry.RetryExhaustedException;
 import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.engine.LogCapture;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -15,14 +17,18 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -84,7 +90,7 @@ class RetryPolicyReloadTest {
             engine.retryPolicies().onReload(told::add);
             Files.writeString(file, "instances:\n  p: {maxAttempts: 0}\n  q: {maxAttempts: 9}\n");
             assertThatThrownBy(() -> engine.retryPolicies().reload()).hasMessage("E_CONFIG_INVALID: " + file.toAbsolutePath()
-                    + ": instances.p.maxAttempts = \"0\": from 1 to 10,000,000");
+                    + ":2: instances.p.maxAttempts = \"0\": from 1 to 10,000,000");
             assertThat(attemptsOf(engine.retryPolicies().get("p"))).as("still the old p").isEqualTo(3);
             assertThat(engine.retryPolicies().names()).as("and no q: all or nothing").doesNotContain("q");
             assertThat(told).singleElement().satisfies(r -> {
@@ -134,6 +140,90 @@ class RetryPolicyReloadTest {
             assertThat(engine.retryPolicies().get("p").config().maxAttempts()).isEqualTo(9);
             // The reload that put it in force says what changed (the watch may see one write as two events).
             assertThat(told.stream().filter(PolicyReload::isOk).findFirst().orElseThrow().changed()).isEqualTo(Set.of("p"));
+        }
+    }
+
+    private static final String LOCKP = "instances:\n  lockp:\n    maxAttempts: 7\n    waitDuration: 5ms\n    enableRandomizedWait: true\n"
+            + "    retryCodes: [E_OBJECT_LOCKED]\n    maxTotalWait: 30s\n";
+
+    /**
+     * Issue 45: a policy file written in place in two halves 600 ms apart was put in force
+     * half-written (the keys not yet written fell back to defaults). Eight threads read the policy
+     * throughout: each reading is the whole old policy or the whole new one, never a half.
+     */
+    @Test
+    void aPolicyFileWrittenInTwoHalves_isNeverInForceHalfWritten() throws Exception {
+        Path file = policyFile(LOCKP);
+        String next = LOCKP.replace("maxAttempts: 7", "maxAttempts: 9").replace("5ms", "10ms");
+        int cut = next.indexOf("    enableRandomizedWait");
+        try (ContentEngine engine = ContentEngine.open(turnstile("  reload: watch\n"));
+             LogCapture log = new LogCapture(DefaultRetryPolicies.class.getName())) {
+            RetryPolicy p = engine.retryPolicies().get("lockp");
+            RetryPolicyConfig before = p.config();
+            List<PolicyReload> told = new CopyOnWriteArrayList<>();
+            engine.retryPolicies().onReload(told::add);
+            Set<RetryPolicyConfig> seen = ConcurrentHashMap.newKeySet();
+            AtomicBoolean stop = new AtomicBoolean();
+            List<CompletableFuture<Void>> readers = new ArrayList<>();
+            for (int i = 0; i < 8; i++) {
+                readers.add(CompletableFuture.runAsync(() -> {
+                    while (!stop.get()) {
+                        seen.add(p.config());
+                    }
+                }));
+            }
+            Files.writeString(file, next.substring(0, cut)); // in place: truncated, then the first half
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> told.stream().anyMatch(r -> !r.isOk()));
+            assertThat(p.config()).as("the half file refused").isEqualTo(before);
+            Files.writeString(file, next.substring(cut), StandardOpenOption.APPEND);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> told.stream().anyMatch(PolicyReload::isOk));
+            stop.set(true);
+            CompletableFuture.allOf(readers.toArray(CompletableFuture[]::new)).get(30, TimeUnit.SECONDS);
+
+            RetryPolicyConfig after = p.config();
+            assertThat(after.maxAttempts()).isEqualTo(9);
+            assertThat(after.maxTotalWait()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(after.randomizedWait()).isTrue();
+            assertThat(seen).as("every reading whole").allMatch(c -> c.equals(before) || c.equals(after));
+            assertThat(told.stream().filter(r -> !r.isOk()).map(PolicyReload::error)).allMatch(error ->
+                    error.contains("holds no policies") || error.contains("lockp.maxTotalWait (30s in force, none by default)"));
+            assertThat(log.lines()).contains("WARN Retry policies reloaded from " + dir.resolve("turnstile.yaml")
+                    + ": changed [lockp]: lockp.maxAttempts 7 → 9, lockp.waitDuration 5ms → 10ms");
+        }
+    }
+
+    /** An editor's save in place empties the file first: an empty policy file is refused, never every policy at its defaults. */
+    @Test
+    void anEditorsSaveInPlace_isNeverReadAsNoPolicies() throws Exception {
+        Path file = policyFile(LOCKP);
+        try (ContentEngine engine = ContentEngine.open(turnstile("  reload: watch\n"))) {
+            List<PolicyReload> told = new CopyOnWriteArrayList<>();
+            engine.retryPolicies().onReload(told::add);
+            Files.write(file, new byte[0]);
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> told.stream().anyMatch(r -> !r.isOk()));
+            assertThat(told.get(0).error()).isEqualTo("E_CONFIG_INVALID: " + file.toAbsolutePath() + ": (root) = \"\": the policy"
+                    + " file holds no policies (empty, only comments, ~ or {}); write them, or remove retry.policyFile");
+            assertThat(engine.retryPolicies().get("lockp").config().maxTotalWait()).isEqualTo(Duration.ofSeconds(30));
+            Files.writeString(file, LOCKP.replace("maxAttempts: 7", "maxAttempts: 8"));
+            Awaitility.await().atMost(Duration.ofSeconds(30)).until(() -> told.stream().anyMatch(PolicyReload::isOk));
+            assertThat(engine.retryPolicies().get("lockp").config().maxAttempts()).isEqualTo(8);
+        }
+    }
+
+    /** A key or a policy that is dropped would put defaults in force unseen: the reload says so and the policies stay. */
+    @Test
+    void aReloadThatWouldDropAKeyOrAPolicy_isRefused_namingEach() throws IOException {
+        policyFile(LOCKP + "  other: {maxAttempts: 2}\n");
+        try (ContentEngine engine = ContentEngine.open(turnstile(""))) {
+            policyFile(LOCKP.replace("    maxTotalWait: 30s\n", ""));
+            assertThatThrownBy(() -> engine.retryPolicies().reload()).hasMessage("E_CONFIG_INVALID: " + dir.resolve("turnstile.yaml")
+                    + ": retry = \"2 settings\": no longer written in the files: other (the whole policy), lockp.maxTotalWait (30s in"
+                    + " force, none by default); a reload would put defaults in force unseen (a file read while half-written does"
+                    + " this): write each value you mean, or restart the engine to drop a key or a policy");
+            assertThat(engine.retryPolicies().get("lockp").config().maxTotalWait()).isEqualTo(Duration.ofSeconds(30));
+            assertThat(engine.retryPolicies().names()).contains("other");
+            policyFile(LOCKP.replace("30s", "45s") + "  other: {maxAttempts: 2}\n");
+            assertThat(engine.retryPolicies().reload()).containsExactly("lockp");
         }
     }
 

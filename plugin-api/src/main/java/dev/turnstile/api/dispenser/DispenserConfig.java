@@ -158,7 +158,7 @@ public final class DispenserConfig {
 
         /** How callers contend for the counter. */
         public Builder strategy(DispenserStrategy strategy) {
-            this.strategy = Objects.requireNonNull(strategy, "strategy");
+            this.strategy = Ranges.required("strategy", strategy);
             return this;
         }
 
@@ -185,13 +185,13 @@ public final class DispenserConfig {
 
         /** When a new series starts. */
         public Builder reset(ResetPeriod reset) {
-            this.reset = Objects.requireNonNull(reset, "reset");
+            this.reset = Ranges.required("reset", reset);
             return this;
         }
 
         /** The retry policy calls wait by. */
         public Builder retryPolicy(String retryPolicy) {
-            this.retryPolicy = Objects.requireNonNull(retryPolicy, "retryPolicy");
+            this.retryPolicy = Ranges.required("retryPolicy", retryPolicy);
             return this;
         }
 

@@ -7,7 +7,9 @@ import dev.turnstile.internal.Ranges;
 import java.time.Duration;
 import java.util.Collections;
 import java.util.EnumSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
+import java.util.Map;
 import java.util.Set;
 import java.util.TreeSet;
 
@@ -166,6 +168,27 @@ public final class RetryPolicyConfig {
         return maxTotalWait;
     }
 
+    /**
+     * Every setting by its key in a policy file, in the reference file's order; null where not set
+     * ({@code exponentialMaxWaitDuration}, {@code maxTotalWait}). What a reload logs as changed.
+     */
+    public Map<String, Object> settings() {
+        Map<String, Object> settings = new LinkedHashMap<>();
+        settings.put("maxAttempts", maxAttempts);
+        settings.put("waitDuration", waitDuration);
+        settings.put("enableExponentialBackoff", exponentialBackoff);
+        settings.put("exponentialBackoffMultiplier", exponentialBackoffMultiplier);
+        settings.put("exponentialMaxWaitDuration", exponentialMaxWaitDuration);
+        settings.put("enableRandomizedWait", randomizedWait);
+        settings.put("randomizedWaitFactor", randomizedWaitFactor);
+        settings.put("retryExceptions", retryExceptions);
+        settings.put("ignoreExceptions", ignoreExceptions);
+        settings.put("retryCodes", retryCodes);
+        settings.put("ignoreCodes", ignoreCodes);
+        settings.put("maxTotalWait", maxTotalWait);
+        return Collections.unmodifiableMap(settings);
+    }
+
     @Override
     public String toString() {
         return "RetryPolicyConfig{maxAttempts=" + maxAttempts + ", waitDuration=" + waitDuration
@@ -258,28 +281,28 @@ public final class RetryPolicyConfig {
         /** Exception classes (by name) that are retried. */
         public Builder retryExceptions(Set<String> classNames) {
             retryExceptions.clear();
-            retryExceptions.addAll(classNames);
+            retryExceptions.addAll(elements("retryExceptions", classNames));
             return this;
         }
 
         /** Exception classes (by name) never retried. */
         public Builder ignoreExceptions(Set<String> classNames) {
             ignoreExceptions.clear();
-            ignoreExceptions.addAll(classNames);
+            ignoreExceptions.addAll(elements("ignoreExceptions", classNames));
             return this;
         }
 
         /** Engine error codes that are retried. */
         public Builder retryCodes(Set<ExceptionCode> codes) {
             retryCodes.clear();
-            retryCodes.addAll(codes);
+            retryCodes.addAll(elements("retryCodes", codes));
             return this;
         }
 
         /** Engine error codes never retried. */
         public Builder ignoreCodes(Set<ExceptionCode> codes) {
             ignoreCodes.clear();
-            ignoreCodes.addAll(codes);
+            ignoreCodes.addAll(elements("ignoreCodes", codes));
             return this;
         }
 
@@ -287,6 +310,12 @@ public final class RetryPolicyConfig {
         public Builder maxTotalWait(Duration maxTotalWait) {
             this.maxTotalWait = maxTotalWait == null ? null : nonNegative("maxTotalWait", maxTotalWait);
             return this;
+        }
+
+        /** The set, refused (naming the setting) when it or one of its elements is null. */
+        private static <T> Set<T> elements(String setting, Set<T> values) {
+            Ranges.required(setting, values).forEach(v -> Ranges.required(setting + " element", v));
+            return values;
         }
 
         /** Resilience4j's interval functions refuse waits under a millisecond; an hour is longer than any wait means. */
