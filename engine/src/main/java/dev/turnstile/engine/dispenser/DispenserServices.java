@@ -200,32 +200,50 @@ public final class DispenserServices {
         });
     }
 
-    /** Creates the dispenser object, or checks that the existing one has the same series settings. */
+    /**
+     * Creates the dispenser object, or checks that the existing one has the same series settings.
+     * An existing one is read first, so that opening again writes nothing (an insert refused by the
+     * database was a WARN in the host's log and an ERROR in PostgreSQL's, once per series and open).
+     */
     Dispenser create(ObjectStore os, String user, String name, DispenserConfig config) {
         checkName(name);
         DispenserFormat.parse(name, config.format(), config.reset());
         UUID id = idOf(name);
-        try {
-            CustomObject o = os.createCustomObject(Dispenser.CLASS_NAME, id);
-            o.getProperties().putValue(Series.NAME, name);
-            o.getProperties().putValue(Series.START, config.start());
-            o.getProperties().putValue(Series.COUNTER, config.start() - 1);
-            o.getProperties().putValue(Series.RESET, config.reset().name());
-            o.getProperties().putValue(Series.PERIOD, Series.periodKey(config.reset(), database.now()));
-            o.getProperties().putValue(Series.FORMAT, config.format());
-            o.getProperties().putValue(Series.REGISTER, config.register());
-            o.save(RefreshMode.REFRESH);
-        } catch (EngineRuntimeException e) {
-            // Created before (or by another process just now): its series settings must agree.
-            CustomObject stored;
+        CustomObject stored = stored(os, id);
+        if (stored == null) {
             try {
-                stored = os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
-            } catch (EngineRuntimeException notThere) {
-                throw e;
+                CustomObject o = os.createCustomObject(Dispenser.CLASS_NAME, id);
+                o.getProperties().putValue(Series.NAME, name);
+                o.getProperties().putValue(Series.START, config.start());
+                o.getProperties().putValue(Series.COUNTER, config.start() - 1);
+                o.getProperties().putValue(Series.RESET, config.reset().name());
+                o.getProperties().putValue(Series.PERIOD, Series.periodKey(config.reset(), database.now()));
+                o.getProperties().putValue(Series.FORMAT, config.format());
+                o.getProperties().putValue(Series.REGISTER, config.register());
+                o.save(RefreshMode.REFRESH);
+            } catch (EngineRuntimeException e) {
+                // Created by another process just now: its series settings must agree.
+                stored = stored(os, id);
+                if (stored == null) {
+                    throw e;
+                }
             }
+        }
+        if (stored != null) {
             checkSameSeries(stored, name, config);
         }
         return get(name, user, true, config);
+    }
+
+    private static CustomObject stored(ObjectStore os, UUID id) {
+        try {
+            return os.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL);
+        } catch (EngineRuntimeException e) {
+            if (e.getExceptionCode() == dev.turnstile.api.ExceptionCode.E_OBJECT_NOT_FOUND) {
+                return null;
+            }
+            throw e;
+        }
     }
 
     private static void checkSameSeries(CustomObject stored, String name, DispenserConfig config) {

@@ -207,6 +207,28 @@ public abstract class AbstractDispenserContractTest {
     /** A take as one statement that commits itself: no transaction of the engine's, one UPDATE. */
     static final EngineStatistics ONE_STATEMENT = new EngineStatistics(0, 1, 0, 0, 1, 0);
 
+    /**
+     * Issue 42: every open after the first tried to insert each configured series again and let the
+     * database refuse it — a WARN "duplicate key value violates unique constraint" (and an ERROR in
+     * PostgreSQL's log) per series. The second open finds the series and writes nothing.
+     */
+    @Test
+    void openingAgainWithConfiguredSeries_writesNothing_andLogsNothingAtWarn() {
+        String name = name("configured");
+        DispenserConfig series = DispenserConfig.builder().format("C-{seq:4}").build();
+        EngineConfig configured = EngineConfig.from(config()).clock(clock).dispenser(name, series).build();
+        try (ContentEngine first = ContentEngine.open(configured)) {
+            assertThat(first.session("c").dispensers().get(name).next()).isEqualTo(1);
+        }
+        try (dev.turnstile.engine.LogCapture hibernate = new dev.turnstile.engine.LogCapture("org.hibernate");
+             dev.turnstile.engine.LogCapture turnstile = new dev.turnstile.engine.LogCapture("dev.turnstile");
+             ContentEngine again = ContentEngine.open(configured)) {
+            assertThat(again.session("c").dispensers().get(name).next()).isEqualTo(2);
+            assertThat(hibernate.lines()).filteredOn(l -> l.startsWith("WARN") || l.startsWith("ERROR")).isEmpty();
+            assertThat(turnstile.lines()).filteredOn(l -> l.startsWith("WARN") || l.startsWith("ERROR")).isEmpty();
+        }
+    }
+
     /** Whether PESSIMISTIC and COMBINING take a block in one statement here (PostgreSQL: {@code PostgresDispenserStatements}). */
     protected boolean takesInOneStatement() {
         return false;
