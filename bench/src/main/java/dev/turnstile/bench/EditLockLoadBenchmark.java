@@ -1,7 +1,7 @@
 package dev.turnstile.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
@@ -107,7 +107,7 @@ final class EditLockLoadBenchmark implements Callable<Integer> {
             JsonNode created = JSON.readTree(send("PUT", "/api/articles/wiki/bench-" + a, "{\"html\": \"" + html.replace("\"", "\\\"")
                     + "\"}", tokens.get(0)).body());
             List<String> ids = new ArrayList<>();
-            created.get("paragraphs").forEach(p -> ids.add(p.asText()));
+            created.get("paragraphs").forEach(p -> ids.add(p.asString()));
             paragraphs.add(ids);
         }
         String[] locks = new String[editors];
@@ -122,7 +122,7 @@ final class EditLockLoadBenchmark implements Callable<Integer> {
                     if (r.statusCode() != 200) {
                         throw new IllegalStateException("editor " + e + ": " + r.body());
                     }
-                    locks[e] = JSON.readTree(r.body()).get("locks").get(0).get("lockId").asText();
+                    locks[e] = JSON.readTree(r.body()).get("locks").get(0).get("lockId").asString();
                     return null;
                 }));
             }

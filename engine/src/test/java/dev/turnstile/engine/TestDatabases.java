@@ -199,7 +199,7 @@ public final class TestDatabases {
 
     /** An Int64 property of every committed object of {@code cls}, in ascending order, read with plain JDBC (around the engine). */
     public static java.util.List<Long> int64Values(EngineConfig config, String cls, String property) throws Exception {
-        com.fasterxml.jackson.databind.ObjectMapper json = new com.fasterxml.jackson.databind.ObjectMapper();
+        tools.jackson.databind.ObjectMapper json = new tools.jackson.databind.ObjectMapper();
         java.util.List<Long> values = new java.util.ArrayList<>();
         try (Connection c = DriverManager.getConnection(config.jdbcUrl(), config.username(), config.password());
              java.sql.PreparedStatement s = c.prepareStatement("SELECT prop_values FROM ts_object WHERE class_name = ?")) {

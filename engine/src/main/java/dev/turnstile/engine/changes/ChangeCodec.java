@@ -1,10 +1,10 @@
 package dev.turnstile.engine.changes;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.changes.Change;
@@ -85,9 +85,9 @@ final class ChangeCodec {
         JsonNode in = read(json);
         List<Long> ids = new ArrayList<>();
         in.get("ids").forEach(id -> ids.add(id.longValue()));
-        return new Change(ids, in.get("position").longValue(), UUID.fromString(in.get("object").asText()),
-                in.get("class").asText(), in.get("user").asText(), Instant.parse(in.get("time").asText()),
-                ChangeKind.valueOf(in.get("kind").asText()), in.has("usnBefore") ? in.get("usnBefore").longValue() : null,
+        return new Change(ids, in.get("position").longValue(), UUID.fromString(in.get("object").asString()),
+                in.get("class").asString(), in.get("user").asString(), Instant.parse(in.get("time").asString()),
+                ChangeKind.valueOf(in.get("kind").asString()), in.has("usnBefore") ? in.get("usnBefore").longValue() : null,
                 in.has("usnAfter") ? in.get("usnAfter").longValue() : null, decodeProperties(in.get("properties").toString()));
     }
 
@@ -102,11 +102,11 @@ final class ChangeCodec {
     static ChangeFilter decodeFilter(String json) {
         JsonNode in = read(json);
         Set<String> classes = new HashSet<>();
-        in.path("classes").forEach(n -> classes.add(n.asText()));
+        in.path("classes").forEach(n -> classes.add(n.asString()));
         Set<String> properties = new HashSet<>();
-        in.path("properties").forEach(n -> properties.add(n.asText()));
+        in.path("properties").forEach(n -> properties.add(n.asString()));
         Set<ChangeKind> kinds = new HashSet<>();
-        in.path("kinds").forEach(n -> kinds.add(ChangeKind.valueOf(n.asText())));
+        in.path("kinds").forEach(n -> kinds.add(ChangeKind.valueOf(n.asString())));
         return new ChangeFilter(classes, properties, kinds);
     }
 
@@ -141,13 +141,13 @@ final class ChangeCodec {
         Map.Entry<String, JsonNode> e = v.properties().iterator().next();
         JsonNode x = e.getValue();
         return switch (e.getKey()) {
-            case "s" -> x.asText();
+            case "s" -> x.asString();
             case "i" -> x.intValue();
             case "l" -> x.longValue();
             case "d" -> x.doubleValue();
             case "b" -> x.booleanValue();
-            case "t" -> Instant.parse(x.asText());
-            case "u" -> UUID.fromString(x.asText());
+            case "t" -> Instant.parse(x.asString());
+            case "u" -> UUID.fromString(x.asString());
             default -> throw new IllegalStateException("unknown value tag " + e.getKey());
         };
     }
@@ -155,7 +155,7 @@ final class ChangeCodec {
     private static JsonNode read(String json) {
         try {
             return JSON.readTree(json);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "Stored change is not readable: "
                     + e.getOriginalMessage(), e);
         }

@@ -1,27 +1,26 @@
 package dev.turnstile.engine.config;
 
-import com.fasterxml.jackson.core.JsonParser;
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.JsonStreamContext;
-import com.fasterxml.jackson.core.JsonToken;
-import com.fasterxml.jackson.core.exc.StreamReadException;
-import com.fasterxml.jackson.core.StreamReadConstraints;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.MappingIterator;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ArrayNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
-import com.fasterxml.jackson.databind.node.TextNode;
-import com.fasterxml.jackson.dataformat.javaprop.JavaPropsMapper;
-import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.JsonToken;
+import tools.jackson.core.StreamReadConstraints;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.core.TokenStreamContext;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.MappingIterator;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ArrayNode;
+import tools.jackson.databind.node.ObjectNode;
+import tools.jackson.databind.node.StringNode;
+import tools.jackson.dataformat.javaprop.JavaPropsMapper;
+import tools.jackson.dataformat.yaml.YAMLFactory;
+import tools.jackson.dataformat.yaml.YAMLMapper;
 import dev.turnstile.api.EngineRuntimeException;
-import org.yaml.snakeyaml.DumperOptions;
-import org.yaml.snakeyaml.LoaderOptions;
-import org.yaml.snakeyaml.Yaml;
-import org.yaml.snakeyaml.error.MarkedYAMLException;
-import org.yaml.snakeyaml.events.AliasEvent;
-import org.yaml.snakeyaml.events.Event;
-import org.yaml.snakeyaml.events.ScalarEvent;
+import org.snakeyaml.engine.v2.api.LoadSettings;
+import org.snakeyaml.engine.v2.api.lowlevel.Parse;
+import org.snakeyaml.engine.v2.events.AliasEvent;
+import org.snakeyaml.engine.v2.events.Event;
+import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -34,7 +33,6 @@ import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.Iterator;
 import java.util.Map;
 import java.util.Properties;
 import java.util.function.UnaryOperator;
@@ -55,9 +53,10 @@ import java.util.regex.Pattern;
 final class ConfigText {
     static final int MAX_BYTES = 1 << 20;
     static final int MAX_DEPTH = 32;
-    private static final ObjectMapper YAML = new ObjectMapper(YAMLFactory.builder()
-            .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build()).build())
-            .enable(com.fasterxml.jackson.core.JsonParser.Feature.STRICT_DUPLICATE_DETECTION);
+    /** YAML 1.2, as Jackson 3 reads it: {@code on}, {@code yes} and {@code 0123} are text, not a boolean and octal 83. */
+    private static final ObjectMapper YAML = YAMLMapper.builder(YAMLFactory.builder()
+                    .streamReadConstraints(StreamReadConstraints.builder().maxNestingDepth(MAX_DEPTH).build()).build())
+            .enable(StreamReadFeature.STRICT_DUPLICATE_DETECTION).build();
     private static final JavaPropsMapper PROPERTIES = new JavaPropsMapper();
     private static final Pattern VARIABLE = Pattern.compile("\\$\\$\\{|\\$\\{([A-Za-z_][A-Za-z0-9_]*)(:-([^}]*))?}|\\$\\{");
 
@@ -72,10 +71,9 @@ final class ConfigText {
         String source = file.toString();
         boolean properties = file.getFileName().toString().endsWith(".properties");
         String text = text(file);
-        Map<String, Integer> lines = properties ? propertiesLines(text) : yamlLines(source, text);
-        places.add(source, lines);
-        JsonNode root = properties ? properties(source, text) : yaml(source, text, lines);
-        return root == null || root.isNull() ? root : substitute(source, "", root, env);
+        places.add(source, properties ? propertiesLines(text) : yamlLines(source, text));
+        JsonNode root = properties ? properties(source, text) : yaml(source, text);
+        return root == null || isNull(root) ? null : substitute(source, "", root, env);
     }
 
     /** The line of every key and list item, by key path ({@code retry.instances.p.retryCodes[0]}); refuses a key written twice. */
@@ -84,13 +82,13 @@ final class ConfigText {
         try (JsonParser parser = YAML.createParser(text)) {
             try {
                 for (JsonToken t; (t = parser.nextToken()) != null; ) {
-                    if (t == JsonToken.FIELD_NAME || (parser.getParsingContext().inArray() && !t.isStructEnd())) {
-                        lines.putIfAbsent(path(parser.getParsingContext()), parser.currentTokenLocation().getLineNr());
+                    if (t == JsonToken.PROPERTY_NAME || (parser.streamReadContext().inArray() && !t.isStructEnd())) {
+                        lines.putIfAbsent(path(parser.streamReadContext()), parser.currentTokenLocation().getLineNr());
                     }
                 }
-            } catch (StreamReadException e) {
-                String path = path(parser.getParsingContext());
-                if (e.getOriginalMessage().startsWith("Duplicate field")) {
+            } catch (JacksonException e) {
+                String path = path(parser.streamReadContext());
+                if (e.getOriginalMessage().startsWith("Duplicate Object property")) {
                     int line = e.getLocation().getLineNr();
                     throw EngineRuntimeException.configInvalid(source, path, lineText(text, line),
                             "the key is set twice (first at line " + lines.get(path) + "); the last one would silently win")
@@ -98,31 +96,29 @@ final class ConfigText {
                 }
                 throw notYaml(source, text, e);
             }
-        } catch (IOException e) {
-            throw EngineRuntimeException.configInvalid(source, "(file)", e.toString(), "cannot be read");
         }
         return lines;
     }
 
-    private static String path(JsonStreamContext context) {
+    private static String path(TokenStreamContext context) {
         StringBuilder path = new StringBuilder();
-        for (JsonStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
+        for (TokenStreamContext c = context; c != null && !c.inRoot(); c = c.getParent()) {
             if (c.inArray()) {
                 path.insert(0, "[" + Math.max(c.getCurrentIndex(), 0) + "]");
-            } else if (c.getCurrentName() != null) {
-                path.insert(0, (path.isEmpty() || path.charAt(0) == '[' ? "" : ".")).insert(0, c.getCurrentName());
+            } else if (c.currentName() != null) {
+                path.insert(0, (path.isEmpty() || path.charAt(0) == '[' ? "" : ".")).insert(0, c.currentName());
             }
         }
         return path.toString();
     }
 
     /** YAML's own words and line for what it could not read: snakeyaml's problem, not Jackson's 100-character snippet. */
-    private static EngineRuntimeException notYaml(String source, String text, JsonProcessingException e) {
+    private static EngineRuntimeException notYaml(String source, String text, JacksonException e) {
         String problem = e.getOriginalMessage();
         int line = e.getLocation() != null ? e.getLocation().getLineNr() : -1;
-        if (e.getCause() instanceof MarkedYAMLException marked && marked.getProblem() != null) {
+        if (e.getCause() instanceof MarkedYamlEngineException marked && marked.getProblem() != null) {
             problem = marked.getProblem();
-            line = marked.getProblemMark() != null ? marked.getProblemMark().getLine() + 1 : line;
+            line = marked.getProblemMark().map(m -> m.getLine() + 1).orElse(line);
         }
         EngineRuntimeException refusal = EngineRuntimeException.configInvalid(source, "(file)", lineText(text, line),
                 "not valid YAML: " + problem.replace("\\t(TAB)", "a tab").strip());
@@ -173,7 +169,7 @@ final class ConfigText {
         }
     }
 
-    private static JsonNode yaml(String source, String text, Map<String, Integer> lines) {
+    private static JsonNode yaml(String source, String text) {
         JsonNode first;
         try (MappingIterator<JsonNode> documents = YAML.readerFor(JsonNode.class).readValues(text)) {
             first = documents.hasNextValue() ? documents.nextValue() : null;
@@ -181,26 +177,14 @@ final class ConfigText {
                 throw EngineRuntimeException.configInvalid(source, "(file)", "a second document after ---",
                         "one document only: what follows the first would be ignored");
             }
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw notYaml(source, text, e);
-        } catch (IOException e) {
-            throw EngineRuntimeException.configInvalid(source, "(file)", e.toString(), "cannot be read");
         }
         // Valid YAML by now; its events name any alias (the tree does not: it holds the anchor's name).
-        LoaderOptions options = new LoaderOptions();
-        options.setNestingDepthLimit(MAX_DEPTH + 1);
-        for (Event e : new Yaml(options).parse(new StringReader(text))) {
-            // `key:` with nothing after it: Jackson reads null, or "" at the end of a mapping; either way no value.
-            if (e instanceof ScalarEvent scalar && scalar.getScalarStyle() == DumperOptions.ScalarStyle.PLAIN && scalar.getValue().isEmpty()) {
-                int line = scalar.getStartMark().getLine() + 1;
-                String key = lines.entrySet().stream().filter(k -> k.getValue() == line).map(Map.Entry::getKey)
-                        .max(java.util.Comparator.comparingInt(String::length)).orElse("(file)");
-                throw noValue(source, key).atConfigLine(line);
-            }
+        for (Event e : new Parse(LoadSettings.builder().build()).parseString(text)) {
             if (e instanceof AliasEvent alias) {
-                throw EngineRuntimeException.configInvalid(source, "(file)",
-                        "*" + alias.getAnchor() + " at line " + (alias.getStartMark().getLine() + 1),
-                        "YAML aliases are not read: write the value out");
+                throw EngineRuntimeException.configInvalid(source, "(file)", "*" + alias.getAlias().getValue() + " at line "
+                        + alias.getStartMark().map(m -> m.getLine() + 1).orElse(0), "YAML aliases are not read: write the value out");
             }
         }
         return first;
@@ -215,7 +199,7 @@ final class ConfigText {
         });
         try {
             return read.isEmpty() ? null : PROPERTIES.readPropertiesAs(read, JsonNode.class);
-        } catch (IOException | IllegalArgumentException e) {
+        } catch (IOException | JacksonException | IllegalArgumentException e) {
             throw EngineRuntimeException.configInvalid(source, "(settings)", e.getMessage(), "not a tree of settings");
         }
     }
@@ -243,27 +227,31 @@ final class ConfigText {
         try {
             read.load(new StringReader(text));
             return read.isEmpty() ? null : PROPERTIES.readPropertiesAs(read, JsonNode.class);
-        } catch (IOException | IllegalArgumentException e) {
+        } catch (IOException | JacksonException | IllegalArgumentException e) {
             throw EngineRuntimeException.configInvalid(source, "(file)", e.getMessage(), "not valid properties");
         }
     }
 
     private static JsonNode substitute(String source, String path, JsonNode node, UnaryOperator<String> env) {
         if (node instanceof ObjectNode object) {
-            for (Iterator<Map.Entry<String, JsonNode>> it = object.fields(); it.hasNext(); ) {
-                Map.Entry<String, JsonNode> e = it.next();
-                e.setValue(substitute(source, path.isEmpty() ? e.getKey() : path + "." + e.getKey(), e.getValue(), env));
+            for (String key : java.util.List.copyOf(object.propertyNames())) {
+                object.set(key, substitute(source, path.isEmpty() ? key : path + "." + key, object.get(key), env));
             }
         } else if (node instanceof ArrayNode array) {
             for (int i = 0; i < array.size(); i++) {
                 array.set(i, substitute(source, path + "[" + i + "]", array.get(i), env));
             }
-        } else if (node.isNull()) {
+        } else if (isNull(node)) {
             throw noValue(source, path);
-        } else if (node.isTextual() && node.asText().contains("${")) {
-            return TextNode.valueOf(expand(source, path, node.asText(), env));
+        } else if (node.isString() && node.asString().contains("${")) {
+            return StringNode.valueOf(expand(source, path, node.asString(), env));
         }
         return node;
+    }
+
+    /** YAML's null: no value, or {@code ~} (which Jackson 3 reads as that text; quoted, it is refused too). */
+    private static boolean isNull(JsonNode node) {
+        return node.isNull() || (node.isString() && node.asString().equals("~"));
     }
 
     private static EngineRuntimeException noValue(String source, String path) {

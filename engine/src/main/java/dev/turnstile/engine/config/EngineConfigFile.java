@@ -1,14 +1,12 @@
 package dev.turnstile.engine.config;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.editlock.EditLockConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.retry.PolicyRead;
 
 import java.nio.file.Path;
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -22,12 +20,6 @@ import java.util.function.UnaryOperator;
  * typo never silently falls back to a default. The keys are listed in {@code turnstile-reference.yaml}.
  */
 public final class EngineConfigFile {
-    private static final Set<String> TOP_LEVEL = Set.of("database", "locks", "retry", "dispensers", "treeLocks", "changes", "editLocks");
-    private static final Set<String> DISPENSERS = Set.of("adminRole", "series");
-    private static final Set<String> LOCKS = Set.of("breakerRole", "handOver");
-    private static final Set<String> TREE_LOCKS = Set.of("lease", "retryPolicy");
-    private static final Set<String> RETRY = Set.of("configs", "instances", "policyFile", "reload");
-    private static final Set<String> DATABASE = Set.of("url", "username", "password", "maxPoolSize", "connectionTimeout", "migrate");
 
     private EngineConfigFile() {
     }
@@ -94,133 +86,66 @@ public final class EngineConfigFile {
     public static EngineConfig read(String source, Map<String, String> settings, Path baseDir) {
         JsonNode root = ConfigText.tree(source, settings);
         Places places = new Places();
-        return places.placing(() -> read(source, root != null ? root : com.fasterxml.jackson.databind.node.JsonNodeFactory.instance.objectNode(),
+        return places.placing(() -> read(source, root != null ? root : tools.jackson.databind.node.JsonNodeFactory.instance.objectNode(),
                 baseDir, System::getenv, null, places)).config();
     }
 
     private static Loaded read(String source, JsonNode root, Path baseDir, UnaryOperator<String> env,
                                Consumer<EngineRuntimeException> errors, Places places) {
-        PolicyRead[] policies = new PolicyRead[1];
         EngineConfig.Builder builder = EngineConfig.builder().source(source);
-        requireObject(source, "(root)", root);
-        Refusals.each(errors, () -> checkKeys(source, "", root, TOP_LEVEL));
-        Refusals.each(errors, () -> {
-            JsonNode db = root.get("database");
-            if (db != null) {
-                requireObject(source, "database", db);
-                checkKeys(source, "database.", db, DATABASE);
-                if (db.has("url")) {
-                    builder.jdbcUrl(text(source, "database.url", db.get("url")));
-                }
-                if (db.has("username")) {
-                    builder.username(text(source, "database.username", db.get("username")));
-                }
-                if (db.has("password")) {
-                    builder.password(text(source, "database.password", db.get("password")));
-                }
-                if (db.has("maxPoolSize")) {
-                    builder.maxPoolSize(integer(source, "database.maxPoolSize", db.get("maxPoolSize")));
-                }
-                if (db.has("connectionTimeout")) {
-                    builder.connectionTimeout(duration(source, "database.connectionTimeout", db.get("connectionTimeout")));
-                }
-                if (db.has("migrate")) {
-                    builder.migrate(bool(source, "database.migrate", db.get("migrate")));
-                }
+        // The top level's keys checked on their own: check-config goes on to report each section's error.
+        Refusals.each(errors, () -> Binding.bind(source, "", root, Sections.Root.class, Set.of()));
+        Sections.Root sections = Sections.Root.of(root);
+        section(errors, source, "database", sections.database(), Sections.Database.class, database -> database.applyTo(builder));
+        section(errors, source, "locks", sections.locks(), Sections.Locks.class, locks -> locks.applyTo(builder));
+        section(errors, source, "treeLocks", sections.treeLocks(), Sections.TreeLocks.class, treeLocks -> treeLocks.applyTo(builder));
+        section(errors, source, "changes", sections.changes(), Sections.Changes.class, changes -> changes.applyTo(builder));
+        section(errors, source, "editLocks", sections.editLocks(), Sections.EditLocks.class, editLocks -> {
+            if (editLocks.auditRetention() != null) {
+                builder.editAuditRetention(editLocks.auditRetention());
             }
+            Binding.entries(source, "editLocks.types", editLocks.types()).forEach((type, node) -> {
+                String path = "editLocks.types." + type;
+                Sections.EditLockType settings = Binding.bind(source, path, node, Sections.EditLockType.class, Set.of());
+                builder.editLockType(type, settings.config(source, path, node));
+            });
         });
-        Refusals.each(errors, () -> {
-            JsonNode locks = root.get("locks");
-            if (locks != null) {
-                requireObject(source, "locks", locks);
-                checkKeys(source, "locks.", locks, LOCKS);
-                if (locks.has("breakerRole")) {
-                    builder.lockBreakerRole(text(source, "locks.breakerRole", locks.get("breakerRole")));
-                }
-                if (locks.has("handOver")) {
-                    builder.lockHandOver(duration(source, "locks.handOver", locks.get("handOver")));
-                }
+        section(errors, source, "dispensers", sections.dispensers(), Sections.Dispensers.class, dispensers -> {
+            if (dispensers.adminRole() != null) {
+                builder.dispenserAdminRole(dispensers.adminRole());
             }
+            builder.dispensers(DispenserConfigReader.read(source, dispensers.series()));
         });
-        Refusals.each(errors, () -> {
-            JsonNode treeLocks = root.get("treeLocks");
-            if (treeLocks != null) {
-                requireObject(source, "treeLocks", treeLocks);
-                checkKeys(source, "treeLocks.", treeLocks, TREE_LOCKS);
-                if (treeLocks.has("lease")) {
-                    builder.treeLockLease(duration(source, "treeLocks.lease", treeLocks.get("lease")));
-                }
-                if (treeLocks.has("retryPolicy")) {
-                    builder.treeLockRetryPolicy(text(source, "treeLocks.retryPolicy", treeLocks.get("retryPolicy")));
-                }
+        PolicyRead[] policies = {new PolicyRead(Map.of(), Map.of())};
+        section(errors, source, "retry", sections.retry(), Sections.Retry.class, retry -> {
+            List<RetryPolicyReader.Part> parts = new ArrayList<>(List.of(new RetryPolicyReader.Part(source, "retry.", sections.retry())));
+            if (retry.policyFile() != null) {
+                Path policyFile = baseDir.resolve(retry.policyFile());
+                builder.policyFile(policyFile.toString());
+                parts.add(policyFile(policyFile, env, places));
             }
-        });
-        Refusals.each(errors, () -> {
-            JsonNode changes = root.get("changes");
-            if (changes != null) {
-                requireObject(source, "changes", changes);
-                checkKeys(source, "changes.", changes, Set.of("enabled"));
-                if (changes.has("enabled")) {
-                    builder.changesEnabled(bool(source, "changes.enabled", changes.get("enabled")));
+            if (retry.reload() != null) {
+                if (!retry.reload().equals("watch") && !retry.reload().equals("manual")) {
+                    throw EngineRuntimeException.configInvalid(source, "retry.reload", retry.reload(),
+                            "must be watch (reload when the files change) or manual (engine.retryPolicies().reload())");
                 }
+                builder.retryReloadWatch(retry.reload().equals("watch"));
             }
-        });
-        Refusals.each(errors, () -> {
-            JsonNode editLocks = root.get("editLocks");
-            if (editLocks != null) {
-                requireObject(source, "editLocks", editLocks);
-                checkKeys(source, "editLocks.", editLocks, Set.of("types", "auditRetention"));
-                if (editLocks.has("auditRetention")) {
-                    builder.editAuditRetention(duration(source, "editLocks.auditRetention", editLocks.get("auditRetention")));
-                }
-                JsonNode types = editLocks.path("types");
-                if (!types.isMissingNode()) {
-                    requireObject(source, "editLocks.types", types);
-                    for (Map.Entry<String, JsonNode> type : types.properties()) {
-                        builder.editLockType(type.getKey(), editLockType(source, "editLocks.types." + type.getKey(), type.getValue()));
-                    }
-                }
-            }
-        });
-        Refusals.each(errors, () -> {
-            JsonNode dispensers = root.get("dispensers");
-            if (dispensers != null) {
-                requireObject(source, "dispensers", dispensers);
-                checkKeys(source, "dispensers.", dispensers, DISPENSERS);
-                if (dispensers.has("adminRole")) {
-                    builder.dispenserAdminRole(text(source, "dispensers.adminRole", dispensers.get("adminRole")));
-                }
-                builder.dispensers(DispenserConfigReader.read(source, dispensers.get("series")));
-            }
-        });
-        Refusals.each(errors, () -> {
-            JsonNode retry = root.get("retry");
-            if (retry != null) {
-                requireObject(source, "retry", retry);
-                checkKeys(source, "retry.", retry, RETRY);
-                List<RetryPolicyReader.Part> parts = new ArrayList<>(List.of(new RetryPolicyReader.Part(source, "retry.", retry)));
-                if (retry.has("policyFile")) {
-                    Path policyFile = baseDir.resolve(text(source, "retry.policyFile", retry.get("policyFile")));
-                    builder.policyFile(policyFile.toString());
-                    parts.add(policyFile(policyFile, env, places));
-                }
-                if (retry.has("reload")) {
-                    String reload = text(source, "retry.reload", retry.get("reload"));
-                    if (!reload.equals("watch") && !reload.equals("manual")) {
-                        throw EngineRuntimeException.configInvalid(source, "retry.reload", reload,
-                                "must be watch (reload when the files change) or manual (engine.retryPolicies().reload())");
-                    }
-                    builder.retryReloadWatch(reload.equals("watch"));
-                }
-                policies[0] = RetryPolicyReader.read(parts, errors);
-                builder.retryPolicies(policies[0].policies());
-            }
+            policies[0] = RetryPolicyReader.read(parts, errors);
+            builder.retryPolicies(policies[0].policies());
         });
         EngineConfig[] built = new EngineConfig[1];
         Refusals.each(errors, () -> built[0] = builder.build());
-        return new Loaded(built[0], places, policies[0] != null ? policies[0] : new PolicyRead(Map.of(), Map.of()));
+        return new Loaded(built[0], places, policies[0]);
     }
 
+    /** One section bound and applied; its first error thrown, or handed to {@code errors} and the reading goes on. */
+    private static <T> void section(Consumer<EngineRuntimeException> errors, String source, String key, JsonNode node, Class<T> type,
+                                    Consumer<T> apply) {
+        if (node != null) {
+            Refusals.each(errors, () -> apply.accept(Binding.bind(source, key, node, type, Set.of())));
+        }
+    }
 
     /**
      * A separate policy file: YAML ({@code .yaml}, {@code .yml}) or {@code .properties}, holding
@@ -233,127 +158,29 @@ public final class EngineConfigFile {
     }
 
     private static RetryPolicyReader.Part policyFile(Path file, UnaryOperator<String> env, Places places) {
+        String source = file.toString();
         String name = file.getFileName().toString();
-        boolean properties = name.endsWith(".properties");
-        if (!properties && !name.endsWith(".yaml") && !name.endsWith(".yml")) {
-            throw EngineRuntimeException.configInvalid(file.toString(), "(file)", name, "a policy file ends in .yaml, .yml or .properties");
+        if (!name.endsWith(".properties") && !name.endsWith(".yaml") && !name.endsWith(".yml")) {
+            throw EngineRuntimeException.configInvalid(source, "(file)", name, "a policy file ends in .yaml, .yml or .properties");
         }
         JsonNode root = ConfigText.read(file, env, places);
         if (root == null || root.isMissingNode() || root.isNull() || (root.isObject() && root.isEmpty())) {
             // An editor's save-in-place empties the file for a moment: read then, every policy would
             // fall back to its built-in default.
-            throw EngineRuntimeException.configInvalid(file.toString(), "(root)", root == null || root.isMissingNode() ? "" : root.toString(),
+            throw EngineRuntimeException.configInvalid(source, "(root)", root == null || root.isMissingNode() ? "" : root.toString(),
                     "the policy file holds no policies (empty, only comments, ~ or {}); write them, or remove retry.policyFile");
         }
         String prefix = "";
         if (root.has("resilience4j")) {
             // Spring Boot's form: then nothing else in the file (top-level instances were dropped).
-            checkKeys(file.toString(), "", root, Set.of("resilience4j"));
-            JsonNode resilience4j = root.get("resilience4j");
-            requireObject(file.toString(), "resilience4j", resilience4j);
-            checkKeys(file.toString(), "resilience4j.", resilience4j, Set.of("retry"));
-            root = resilience4j.path("retry");
+            Sections.SpringPolicyFile spring = Binding.bind(source, "", root, Sections.SpringPolicyFile.class, Set.of());
+            root = spring.resilience4j() == null ? null : spring.resilience4j().retry();
             prefix = "resilience4j.retry.";
         }
-        requireObject(file.toString(), prefix.isEmpty() ? "(root)" : prefix, root);
-        checkKeys(file.toString(), prefix, root, Set.of("configs", "instances"));
-        return new RetryPolicyReader.Part(file.toString(), prefix, root);
-    }
-
-    private static void requireObject(String source, String path, JsonNode node) {
-        if (!node.isObject()) {
-            throw EngineRuntimeException.configInvalid(source, path, node.toString(), "must be a mapping of keys");
+        if (root == null) {
+            throw EngineRuntimeException.configInvalid(source, "resilience4j.retry", "", "the policy file holds no policies under resilience4j.retry");
         }
-    }
-
-    private static void checkKeys(String source, String prefix, JsonNode node, Set<String> allowed) {
-        for (Map.Entry<String, JsonNode> entry : node.properties()) {
-            String key = entry.getKey();
-            if (!allowed.contains(key)) {
-                throw EngineRuntimeException.configInvalid(source, prefix + key, shown(node.get(key)),
-                        "unknown key; known keys here are " + allowed.stream().sorted().toList());
-            }
-        }
-    }
-
-    /** A value as an error shows it: a scalar's text, a list's or mapping's JSON (asText gave ""). */
-    static String shown(JsonNode node) {
-        return node.isValueNode() ? node.asText() : node.toString();
-    }
-
-    /** One resource type with the paper's keys; heartbeat and timeout in milliseconds (as the paper) or as durations. */
-    private static EditLockConfig editLockType(String source, String path, JsonNode node) {
-        requireObject(source, path, node);
-        checkKeys(source, path + ".", node, Set.of("heartbeat", "timeout", "isMinimum", "htmlTags", "maxLocksPerUser"));
-        EditLockConfig d = EditLockConfig.DEFAULTS;
-        Duration heartbeat = node.has("heartbeat") ? millisOrDuration(source, path + ".heartbeat", node.get("heartbeat")) : d.heartbeat();
-        Duration timeout = node.has("timeout") ? millisOrDuration(source, path + ".timeout", node.get("timeout")) : d.timeout();
-        boolean isMinimum = d.isMinimum();
-        if (node.has("isMinimum")) {
-            JsonNode v = node.get("isMinimum");
-            String t = v.asText().trim();
-            if (v.isBoolean() || t.equals("true") || t.equals("false")) {
-                isMinimum = t.equals("true");
-            } else if (t.equals("0") || t.equals("1")) {
-                isMinimum = t.equals("1");
-            } else {
-                throw EngineRuntimeException.configInvalid(source, path + ".isMinimum", v.asText(), "must be true, false, 1 or 0");
-            }
-        }
-        int max = d.maxLocksPerUser();
-        if (node.has("maxLocksPerUser")) {
-            max = integer(source, path + ".maxLocksPerUser", node.get("maxLocksPerUser"));
-        }
-        try {
-            return new EditLockConfig(heartbeat, timeout, isMinimum,
-                    node.has("htmlTags") ? EditLockConfig.parseTags(text(source, path + ".htmlTags", node.get("htmlTags"))) : d.htmlTags(),
-                    max);
-        } catch (EngineRuntimeException e) {
-            throw EngineRuntimeException.configInvalid(source, path, node.toString(), e.getMessage());
-        }
-    }
-
-    /**
-     * An integer, written as a YAML number or as text ("10"): a {@code .properties} file gives every
-     * value as text. The retry policies' reader uses it too.
-     */
-    static int integer(String source, String path, JsonNode node) {
-        if (node.isInt() || (node.isTextual() && node.asText().trim().matches("-?\\d{1,9}"))) {
-            return node.isInt() ? node.intValue() : Integer.parseInt(node.asText().trim());
-        }
-        throw EngineRuntimeException.configInvalid(source, path, node.asText(), "must be an integer");
-    }
-
-    /** true or false, as a YAML boolean or as text. */
-    static boolean bool(String source, String path, JsonNode node) {
-        String t = node.asText().trim();
-        if (node.isBoolean() || (node.isTextual() && (t.equals("true") || t.equals("false")))) {
-            return t.equals("true");
-        }
-        throw EngineRuntimeException.configInvalid(source, path, node.asText(), "must be true or false");
-    }
-
-    private static Duration millisOrDuration(String source, String path, JsonNode node) {
-        return node.isIntegralNumber() ? Duration.ofMillis(node.longValue()) : duration(source, path, node);
-    }
-
-    private static Duration duration(String source, String path, JsonNode node) {
-        Duration d = Durations.parse(node.asText());
-        if (d == null) {
-            throw EngineRuntimeException.configInvalid(source, path, node.asText(), "must be a duration such as 500ms, 10s, 1m or PT10S");
-        }
-        return d;
-    }
-
-    /** Text as written: an unquoted value YAML reads as a number or a boolean (0123 as 83, on as true) is refused. */
-    static String text(String source, String path, JsonNode node) {
-        if (node.isTextual()) {
-            return node.asText();
-        }
-        if (node.isNumber() || node.isBoolean()) {
-            throw EngineRuntimeException.configInvalid(source, path, node.asText(), "must be text, and YAML reads this unquoted"
-                    + " value as " + (node.isBoolean() ? "the boolean " : "the number ") + node.asText() + ": put it in quotes");
-        }
-        throw EngineRuntimeException.configInvalid(source, path, node.toString(), "must be a text value");
+        Binding.<Sections.PolicyFile>bind(source, prefix, root, Sections.PolicyFile.class, Set.of());
+        return new RetryPolicyReader.Part(source, prefix, root);
     }
 }

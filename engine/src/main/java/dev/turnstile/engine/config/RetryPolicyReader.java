@@ -1,6 +1,7 @@
 package dev.turnstile.engine.config;
 
-import com.fasterxml.jackson.databind.JsonNode;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.node.ObjectNode;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.retry.RetryPolicies;
@@ -29,7 +30,6 @@ import java.util.function.Consumer;
  * file, the key path and the value.
  */
 final class RetryPolicyReader {
-    static final Set<String> KEYS = keys();
 
     static final int MAX_CHAIN = 32;
 
@@ -56,12 +56,6 @@ final class RetryPolicyReader {
     }
 
     /** {@code errors}: null to stop at the first error; else each config's and policy's first one, and on. */
-    private static Set<String> keys() {
-        Set<String> keys = new LinkedHashSet<>(List.of("baseConfig"));
-        keys.addAll(RetryPolicyConfig.ofDefaults().settings().keySet());
-        return Set.copyOf(keys);
-    }
-
     static PolicyRead read(List<Part> parts, Consumer<EngineRuntimeException> errors) {
         List<RetryPolicyReader> readers = new ArrayList<>();
         parts.forEach(part -> Refusals.each(errors, () -> readers.add(new RetryPolicyReader(part))));
@@ -101,36 +95,22 @@ final class RetryPolicyReader {
     }
 
     private void collect(JsonNode node, String section, Map<String, JsonNode> into) {
-        JsonNode entries = node.get(section);
-        if (entries == null || entries.isNull()) {
-            return;
-        }
-        if (!entries.isObject()) {
-            throw invalid(section, entries.toString(), "must be a mapping of policy names");
-        }
-        entries.properties().forEach(e -> {
-            String path = section + "." + e.getKey();
-            if (!e.getKey().matches("[A-Za-z0-9_.-]{1,64}")) {
-                throw invalid(path, e.getKey(), "a policy name is 1 to 64 letters, digits, '.', '_' or '-'");
+        Binding.entries(source, prefix + section, node.get(section)).forEach((name, policy) -> {
+            String path = section + "." + name;
+            if (!name.matches("[A-Za-z0-9_.-]{1,64}")) {
+                throw invalid(path, name, "a policy name is 1 to 64 letters, digits, '.', '_' or '-'");
             }
-            if (!e.getValue().isObject()) {
-                throw invalid(path, e.getValue().toString(), "must be a mapping of keys");
+            if (!policy.isObject()) {
+                throw invalid(path, policy.toString(), "must be a mapping of keys");
             }
-            for (Map.Entry<String, JsonNode> field : e.getValue().properties()) {
-                String key = field.getKey();
-                if (!KEYS.contains(key)) {
-                    throw invalid(path + "." + key, EngineConfigFile.shown(e.getValue().get(key)),
-                            "unknown key; known keys are " + KEYS.stream().sorted().toList());
-                }
-            }
-            into.put(e.getKey(), e.getValue());
+            into.put(name, policy);
         });
     }
 
     private void resolveInstance(String name, Map<String, RetryPolicyConfig> policies) {
         JsonNode node = instances.get(name);
         String path = "instances." + name;
-        String baseName = node.has("baseConfig") ? node.get("baseConfig").asText() : RetryPolicies.DEFAULT;
+        String baseName = node.has("baseConfig") ? node.get("baseConfig").asString() : RetryPolicies.DEFAULT;
         RetryPolicyConfig base = node.has("baseConfig") ? baseConfig(path, node.get("baseConfig"))
                 : resolvedConfigs.getOrDefault(RetryPolicies.DEFAULT, RetryPolicyConfig.ofDefaults());
         policies.put(name, apply(path, node, base));
@@ -139,7 +119,7 @@ final class RetryPolicyReader {
 
     private static Set<String> written(JsonNode node, Set<String> base) {
         Set<String> keys = new java.util.TreeSet<>(base);
-        node.fieldNames().forEachRemaining(keys::add);
+        keys.addAll(node.propertyNames());
         keys.remove("baseConfig");
         return keys;
     }
@@ -165,7 +145,7 @@ final class RetryPolicyReader {
         RetryPolicyConfig base = RetryPolicyConfig.ofDefaults();
         Set<String> baseWritten = Set.of();
         if (node.has("baseConfig")) {
-            String baseName = node.get("baseConfig").asText();
+            String baseName = node.get("baseConfig").asString();
             RetryPolicyReader owner = owners.get(baseName);
             if (owner == null) {
                 throw invalid(path + ".baseConfig", baseName, "no such config; known configs are " + owners.keySet());
@@ -180,7 +160,7 @@ final class RetryPolicyReader {
     }
 
     private RetryPolicyConfig baseConfig(String path, JsonNode value) {
-        String baseName = value.asText();
+        String baseName = value.asString();
         RetryPolicyConfig base = resolvedConfigs.get(baseName);
         if (base == null) {
             throw invalid(path + ".baseConfig", baseName, owners.containsKey(baseName) ? "that config is in error (above)"
@@ -189,101 +169,16 @@ final class RetryPolicyReader {
         return base;
     }
 
+    /** The policy's keys bound into a builder starting from {@code base}: the builder holds every range. */
     private RetryPolicyConfig apply(String path, JsonNode node, RetryPolicyConfig base) {
-        RetryPolicyConfig.Builder b = RetryPolicyConfig.from(base);
-        for (Map.Entry<String, JsonNode> e : node.properties()) {
-            String key = path + "." + e.getKey();
-            JsonNode v = e.getValue();
-            // The builder holds every range (one place); a refusal is reported here against the file and key.
-            try {
-                switch (e.getKey()) {
-                    case "maxAttempts" -> b.maxAttempts(integer(key, v));
-                    case "waitDuration" -> b.waitDuration(duration(key, v));
-                    case "exponentialMaxWaitDuration" -> b.exponentialMaxWaitDuration(duration(key, v));
-                    case "maxTotalWait" -> b.maxTotalWait(duration(key, v));
-                    case "enableExponentialBackoff" -> b.enableExponentialBackoff(bool(key, v));
-                    case "enableRandomizedWait" -> b.enableRandomizedWait(bool(key, v));
-                    case "exponentialBackoffMultiplier" -> b.exponentialBackoffMultiplier(number(key, v));
-                    case "randomizedWaitFactor" -> b.randomizedWaitFactor(number(key, v));
-                    case "retryExceptions" -> b.retryExceptions(exceptionClasses(key, v));
-                    case "ignoreExceptions" -> b.ignoreExceptions(exceptionClasses(key, v));
-                    case "retryCodes" -> b.retryCodes(codes(key, v));
-                    case "ignoreCodes" -> b.ignoreCodes(codes(key, v));
-                    default -> { } // baseConfig, applied by the caller
-                }
-            } catch (EngineRuntimeException bad) {
-                if (bad.getExceptionCode() == ExceptionCode.E_CONFIG_INVALID) {
-                    throw bad;
-                }
-                throw invalid(key, EngineConfigFile.shown(v), Refusals.ruleOf(bad));
-            }
-        }
+        ObjectNode settings = (ObjectNode) node.deepCopy();
+        settings.remove("baseConfig");
+        RetryPolicyConfig.Builder b = Binding.bind(source, prefix + path, settings, RetryPolicyConfig.from(base), Set.of("baseConfig"));
         try {
             return b.build();
         } catch (EngineRuntimeException e) {
             throw invalid(path, node.toString(), e.getMessage());
         }
-    }
-
-    private int integer(String key, JsonNode v) {
-        return EngineConfigFile.integer(source, prefix + key, v);
-    }
-
-    private double number(String key, JsonNode v) {
-        try {
-            return v.isNumber() ? v.doubleValue() : Double.parseDouble(v.asText().trim());
-        } catch (NumberFormatException e) {
-            throw invalid(key, v.asText(), "must be a number");
-        }
-    }
-
-    private boolean bool(String key, JsonNode v) {
-        return EngineConfigFile.bool(source, prefix + key, v);
-    }
-
-    private Duration duration(String key, JsonNode v) {
-        Duration d = Durations.parse(v.asText());
-        if (d == null) {
-            throw invalid(key, v.asText(), "must be a duration such as 500ms, 10s, 1m or PT10S");
-        }
-        return d;
-    }
-
-    /** A YAML list, or the comma-separated text a .properties file has. */
-    private List<String> list(String key, JsonNode v) {
-        List<String> items = new ArrayList<>();
-        if (v.isArray()) {
-            v.forEach(item -> items.add(item.asText().trim()));
-        } else if (v.isValueNode()) {
-            Arrays.stream(v.asText().split(",")).map(String::trim).filter(s -> !s.isEmpty()).forEach(items::add);
-        } else {
-            throw invalid(key, v.toString(), "must be a list");
-        }
-        return items;
-    }
-
-    /** Checked here, so that a bad name is reported against this file (at the open it was against turnstile.yaml). */
-    private Set<String> exceptionClasses(String key, JsonNode v) {
-        Set<String> names = new LinkedHashSet<>(list(key, v));
-        for (String name : names) {
-            String refusal = FailureMatcher.refusalOf(name);
-            if (refusal != null) {
-                throw invalid(key, name, refusal);
-            }
-        }
-        return names;
-    }
-
-    private Set<ExceptionCode> codes(String key, JsonNode v) {
-        Set<ExceptionCode> codes = EnumSet.noneOf(ExceptionCode.class);
-        for (String name : list(key, v)) {
-            try {
-                codes.add(ExceptionCode.valueOf(name));
-            } catch (IllegalArgumentException e) {
-                throw invalid(key, name, "not an ExceptionCode; known codes are " + Arrays.toString(ExceptionCode.values()));
-            }
-        }
-        return codes;
     }
 
     private EngineRuntimeException invalid(String key, Object value, String rule) {

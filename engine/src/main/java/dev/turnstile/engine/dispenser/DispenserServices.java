@@ -1,7 +1,7 @@
 package dev.turnstile.engine.dispenser;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.core.JacksonException;
+import tools.jackson.databind.ObjectMapper;
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.api.CustomObject;
@@ -133,8 +133,8 @@ public final class DispenserServices {
         ObjectMapper json = new ObjectMapper();
         for (String row : values) {
             try {
-                names.add(json.readTree(row).path(Series.NAME).asText());
-            } catch (JsonProcessingException e) {
+                names.add(json.readTree(row).path(Series.NAME).asString());
+            } catch (JacksonException e) {
                 throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "A dispenser row holds values that are not"
                         + " JSON: " + e.getOriginalMessage(), e);
             }

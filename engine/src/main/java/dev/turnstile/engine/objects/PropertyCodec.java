@@ -1,10 +1,10 @@
 package dev.turnstile.engine.objects;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.type.TypeReference;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.type.TypeReference;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.node.ObjectNode;
 import dev.turnstile.api.ClassDefinition;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
@@ -73,13 +73,13 @@ final class PropertyCodec {
 
     private static Object decode(PropertyType type, JsonNode v) {
         return switch (type) {
-            case STRING -> v.asText();
+            case STRING -> v.asString();
             case INTEGER32 -> v.intValue();
             case INT64 -> v.longValue();
             case FLOAT64 -> v.doubleValue();
             case BOOLEAN -> v.booleanValue();
-            case DATETIME -> Instant.parse(v.asText());
-            case ID -> UUID.fromString(v.asText());
+            case DATETIME -> Instant.parse(v.asString());
+            case ID -> UUID.fromString(v.asString());
         };
     }
 
@@ -96,7 +96,7 @@ final class PropertyCodec {
         }
         try {
             return JSON.writeValueAsString(stored);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw new IllegalStateException(e);
         }
     }
@@ -111,7 +111,7 @@ final class PropertyCodec {
                 definitions.add(new PropertyDefinition(s.name(), s.type(), s.required(), defaultValue, s.maxLength()));
             }
             return definitions;
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
                     "Stored class definition is not readable: " + e.getOriginalMessage(), e);
         }
@@ -120,7 +120,7 @@ final class PropertyCodec {
     private static JsonNode read(String json) {
         try {
             return JSON.readTree(json);
-        } catch (JsonProcessingException e) {
+        } catch (JacksonException e) {
             throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
                     "Stored property values are not readable: " + e.getOriginalMessage(), e);
         }

@@ -1,11 +1,12 @@
 package dev.turnstile.engine.treelock;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import com.fasterxml.jackson.core.StreamReadFeature;
-import com.fasterxml.jackson.databind.DeserializationFeature;
-import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.json.JsonMapper;
+import tools.jackson.core.JacksonException;
+import tools.jackson.core.JsonParser;
+import tools.jackson.core.StreamReadFeature;
+import tools.jackson.databind.DeserializationFeature;
+import tools.jackson.databind.JsonNode;
+import tools.jackson.databind.ObjectMapper;
+import tools.jackson.databind.json.JsonMapper;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.treelock.TreeLockMode;
 import dev.turnstile.api.treelock.TreeLockRequest;
@@ -107,9 +108,11 @@ final class OperationDocuments {
     private static JsonNode readJson(String document) {
         try {
             return JSON.readTree(document);
-        } catch (JsonProcessingException e) {
-            String why = e.getOriginalMessage().startsWith("Trailing token")
-                    ? "a second document after the first (one document names the nodes)" : e.getOriginalMessage();
+        } catch (JacksonException e) {
+            // Our words for the refusals a caller meets, whatever the JSON library says.
+            String why = e.getOriginalMessage().startsWith("Trailing token") ? "a second document after the first (one document names the nodes)"
+                    : e.getOriginalMessage().startsWith("Duplicate") && e.processor() instanceof JsonParser p
+                    ? "Duplicate field '" + p.streamReadContext().currentName() + "'" : e.getOriginalMessage();
             throw bad(document, "(document)", "not valid JSON: " + why);
         }
     }
@@ -141,10 +144,10 @@ final class OperationDocuments {
         if (value == null || value.isNull()) {
             return null;
         }
-        if (!value.isTextual()) {
+        if (!value.isString()) {
             throw bad(document, where, key + " = " + value + ": must be text in quotes");
         }
-        return value.asText();
+        return value.asString();
     }
 
     private static TreePath path(String document, String where, TreePath parent, String type, String id) {

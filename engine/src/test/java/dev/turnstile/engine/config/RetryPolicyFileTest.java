@@ -128,7 +128,7 @@ class RetryPolicyFileTest {
 
     @ParameterizedTest(name = "{0}")
     @CsvSource(delimiter = '|', value = {
-            "unknown key        | maxAttemps: 3                  | retry.instances.p.maxAttemps = \"3\": unknown key; known keys are [baseConfig, enableExponentialBackoff, enableRandomizedWait, exponentialBackoffMultiplier, exponentialMaxWaitDuration, ignoreCodes, ignoreExceptions, maxAttempts, maxTotalWait, randomizedWaitFactor, retryCodes, retryExceptions, waitDuration]",
+            "unknown key        | maxAttemps: 3                  | retry.instances.p.maxAttemps = \"3\": unknown key; known keys here are [baseConfig, enableExponentialBackoff, enableRandomizedWait, exponentialBackoffMultiplier, exponentialMaxWaitDuration, ignoreCodes, ignoreExceptions, maxAttempts, maxTotalWait, randomizedWaitFactor, retryCodes, retryExceptions, waitDuration]",
             "bad duration       | waitDuration: soon             | retry.instances.p.waitDuration = \"soon\": must be a duration such as 500ms, 10s, 1m or PT10S",
             "multiplier below 1 | exponentialBackoffMultiplier: 0.5 | retry.instances.p.exponentialBackoffMultiplier = \"0.5\": from 1 to 100",
             "factor of 1        | randomizedWaitFactor: 1.0      | retry.instances.p.randomizedWaitFactor = \"1.0\": must be in [0, 1)",

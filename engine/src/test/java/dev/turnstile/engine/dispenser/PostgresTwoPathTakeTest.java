@@ -1,6 +1,6 @@
 package dev.turnstile.engine.dispenser;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
+import tools.jackson.databind.ObjectMapper;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.dispenser.DispenserConfig;
