@@ -1,6 +1,6 @@
 package dev.turnstile.api;
 
-import java.util.Objects;
+import dev.turnstile.internal.Ranges;
 
 /**
  * One property of a class: name, type, whether a value is required, an optional default, and for
@@ -19,8 +19,8 @@ public record PropertyDefinition(String name, PropertyType type, boolean require
     public static final int DEFAULT_MAX_LENGTH = 4000;
 
     public PropertyDefinition {
-        Objects.requireNonNull(name, "name");
-        Objects.requireNonNull(type, "type");
+        Ranges.required("property name", name);
+        Ranges.required("type of " + name, type);
         if (!name.matches("[A-Za-z][A-Za-z0-9_]{0,63}")) {
             throw EngineRuntimeException.badArgument("property name", name,
                     "a letter followed by up to 63 letters, digits or underscores");

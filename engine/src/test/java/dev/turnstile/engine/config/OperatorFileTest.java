@@ -104,6 +104,8 @@ class OperatorFileTest {
         assertThatThrownBy(() -> EngineConfig.builder().dispenser("invoice", null))
                 .hasMessage("E_CONFIG_INVALID: builder: dispensers.series.invoice = null: must be set");
         assertThatThrownBy(() -> EngineConfig.builder().retryPolicies(null)).hasMessage("E_CONFIG_INVALID: builder: retry.instances = null: must be set");
+        assertThatThrownBy(() -> new dev.turnstile.api.PropertyDefinition("Title", null, false, null, 10))
+                .hasMessage("E_BAD_VALUE: Bad value for type of Title: null (must be set)");
     }
 
     private static EngineRuntimeException catchConfig(Runnable open) {
