@@ -12,6 +12,7 @@ import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.IssuedNumber;
 import dev.turnstile.api.dispenser.NumberBlock;
 import dev.turnstile.api.dispenser.RegisterReport;
+import dev.turnstile.api.dispenser.ResetPeriod;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.Sweep;
@@ -303,6 +304,64 @@ final class DefaultDispenser implements Dispenser {
         long last = Series.current(values, now);
         return services.objects.inTransaction(() -> "reporting on " + name, user,
                 tx -> Register.report(tx.session(), name, period, config.start(), last, fromNumber, maxRanges));
+    }
+
+    @Override
+    public List<String> periods() {
+        return services.objects.inTransaction(() -> "listing the periods of " + name, user, tx -> Register.periods(tx.session(), name));
+    }
+
+    @Override
+    public List<IssuedNumber> register(String period, long fromNumber, int max) {
+        checkPage("register page size", max);
+        String asked = period(period, Series.currentPeriod(values(), services.database.now()));
+        return services.objects.inTransaction(() -> "reading the register of " + name + " for " + asked, user,
+                tx -> Register.list(tx.session(), name, asked, fromNumber, max));
+    }
+
+    @Override
+    public RegisterReport report(String period, long fromNumber, int maxRanges) {
+        checkPage("report page size", maxRanges);
+        String current = Series.currentPeriod(values(), services.database.now());
+        String asked = period(period, current);
+        if (asked.equals(current)) {
+            return report(fromNumber, maxRanges);
+        }
+        return services.objects.inTransaction(() -> "reporting on " + name + " for " + asked, user, tx -> Register.report(tx.session(),
+                name, asked, config.start(), Register.highest(tx.session(), name, asked, config.start() - 1), fromNumber, maxRanges));
+    }
+
+    /** {@code period}, checked: written as the series' reset writes it, and begun (the current one or earlier). */
+    private String period(String period, String current) {
+        ResetPeriod reset = Series.reset(values());
+        String what = "period of dispenser " + name;
+        String form = switch (reset) {
+            case NEVER -> "\"\" (the series never resets)";
+            case YEARLY -> "a year such as 2026";
+            case MONTHLY -> "a month such as 2026-12";
+            case DAILY -> "a day such as 2026-12-31";
+        };
+        if (period == null || !period.matches(switch (reset) {
+            case NEVER -> "";
+            case YEARLY -> "\\d{4}";
+            case MONTHLY -> "\\d{4}-(0[1-9]|1[0-2])";
+            case DAILY -> "\\d{4}-\\d{2}-\\d{2}";
+        }) || (reset == ResetPeriod.DAILY && !isDay(period))) {
+            throw EngineRuntimeException.badArgument(what, period, "a " + reset.name().toLowerCase(Locale.ROOT) + " series' period is " + form);
+        }
+        if (period.compareTo(current) > 0) {
+            throw EngineRuntimeException.badArgument(what, period, "has not begun; the current period is " + current);
+        }
+        return period;
+    }
+
+    private static boolean isDay(String text) {
+        try {
+            LocalDate.parse(text);
+            return true;
+        } catch (java.time.format.DateTimeParseException e) {
+            return false;
+        }
     }
 
     @Override

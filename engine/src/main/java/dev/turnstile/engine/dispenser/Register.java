@@ -101,6 +101,20 @@ final class Register {
                 .setParameter("number", number).executeUpdate();
     }
 
+    /** The periods the register holds numbers of, oldest first (period keys sort by time). */
+    static List<String> periods(StatelessSession session, String name) {
+        return session.createSelectionQuery("select distinct r.key.period from IssueRecord r where r.key.dispenser = :name"
+                + " order by r.key.period", String.class).setParameter("name", name).getResultList();
+    }
+
+    /** The highest number the register holds for the period, or {@code none}. */
+    static long highest(StatelessSession session, String name, String period, long none) {
+        Long highest = session.createSelectionQuery("select max(coalesce(r.lastNumber, r.key.number)) from IssueRecord r"
+                        + " where r.key.dispenser = :name and r.key.period = :period", Long.class)
+                .setParameter("name", name).setParameter("period", period).getSingleResult();
+        return highest == null ? none : highest;
+    }
+
     /** Up to {@code max} entries of the period, in number order, from the one holding {@code from} on. */
     static List<IssuedNumber> list(StatelessSession session, String name, String period, long from, int max) {
         List<IssuedNumber> out = new ArrayList<>();

@@ -94,6 +94,40 @@ public abstract class AbstractDispenserPeriodTest {
         }
     }
 
+    /**
+     * Issue 44: register() and report() covered the current period only; after New Year an auditor
+     * needed SQL to see last year's series. Both take a period, a closed one included.
+     */
+    @Test
+    void aClosedYear_isAuditedThroughTheApi_itsRegisterAndItsReport() {
+        MutableClock clock = new MutableClock(Instant.parse("2026-12-31T23:00:00Z"));
+        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).build())) {
+            String name = name("audit");
+            Dispenser d = create(engine, name, DispenserConfig.builder().format("INV-{yyyy}-{seq:4}").reset(ResetPeriod.YEARLY)
+                    .register(true).build());
+            assertThat(LongStream.rangeClosed(1, 3).map(i -> d.next()).toArray()).containsExactly(1, 2, 3);
+            d.voidNumber(2, "keyed twice");
+            clock.set(Instant.parse("2027-01-01T00:00:01Z"));
+            assertThat(d.next()).isEqualTo(1);
+
+            assertThat(d.periods()).containsExactly("2026", "2027");
+            dev.turnstile.api.dispenser.RegisterReport closed = d.report("2026", 1, 10);
+            assertThat(closed.period()).isEqualTo("2026");
+            assertThat(List.of(closed.first(), closed.last(), closed.issued(), closed.voided(), closed.missingCount()))
+                    .containsExactly(1L, 3L, 2L, 1L, 0L);
+            assertThat(closed.isComplete()).isTrue();
+            assertThat(d.register("2026", 1, 10)).extracting(dev.turnstile.api.dispenser.IssuedNumber::number).containsExactly(1L, 2L, 3L);
+            assertThat(d.register("2026", 1, 10).get(1).voidReason()).isEqualTo("keyed twice");
+            assertThat(d.report("2027", 1, 10)).isEqualTo(d.report(1, 10));
+            assertThat(d.register("2027", 1, 10)).isEqualTo(d.register(1, 10));
+
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> d.report("2028", 1, 10)).hasMessage("E_BAD_VALUE: Bad value for period"
+                    + " of dispenser " + name + ": \"2028\" (has not begun; the current period is 2027)");
+            org.assertj.core.api.Assertions.assertThatThrownBy(() -> d.register("27", 1, 10)).hasMessage("E_BAD_VALUE: Bad value for period"
+                    + " of dispenser " + name + ": \"27\" (a yearly series' period is a year such as 2026)");
+        }
+    }
+
     @ParameterizedTest
     @EnumSource(DispenserStrategy.class)
     void newYearUnderLoad_everyFormattedNumberIsUnique_andEachYearStartsAtOne(DispenserStrategy strategy) throws Exception {

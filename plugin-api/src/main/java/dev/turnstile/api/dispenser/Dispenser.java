@@ -94,4 +94,24 @@ public interface Dispenser {
 
     /** As {@link #report()}, listing up to {@code maxRanges} (1 to 10,000) missing ranges that end at or after {@code fromNumber}. */
     RegisterReport report(long fromNumber, int maxRanges);
+
+    /**
+     * Every period the register holds numbers of, oldest first: {@code "2026"} for a yearly series,
+     * {@code "2026-12"} monthly, {@code "2026-12-31"} daily, {@code ""} for a series that never resets.
+     */
+    List<String> periods();
+
+    /**
+     * As {@link #register(long, int)} for {@code period}: a closed one (last year, for an auditor) or
+     * the current one. A period not begun yet, or not written as the series' reset writes it, is
+     * refused with {@link ExceptionCode#E_BAD_VALUE}.
+     */
+    List<IssuedNumber> register(String period, long fromNumber, int max);
+
+    /**
+     * As {@link #report(long, int)} for {@code period}. A closed period is accounted from the start to
+     * the highest number its register holds (every number issued is recorded in the transaction that
+     * takes it, so none after that one was issued in it); the current period is {@link #report(long, int)}.
+     */
+    RegisterReport report(String period, long fromNumber, int maxRanges);
 }
