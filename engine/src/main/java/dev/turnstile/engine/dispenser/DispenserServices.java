@@ -21,6 +21,8 @@ import dev.turnstile.api.retry.RetryPolicies;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.objects.ObjectStoreServices;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
@@ -37,6 +39,7 @@ import java.util.concurrent.ConcurrentHashMap;
  * the engine.
  */
 public final class DispenserServices {
+    private static final Logger log = LoggerFactory.getLogger(DispenserServices.class);
     /** The entities this capability maps. */
     public static final List<Class<?>> ENTITIES = List.of(IssueRecord.class, RequestRecord.class);
     static final String SYSTEM_USER = "turnstile";
@@ -54,6 +57,8 @@ public final class DispenserServices {
      * otherwise grow it forever; an evicted instance is made again with one fetch.
      */
     private final Cache<String, DefaultDispenser> instances = Caffeine.newBuilder().maximumSize(INSTANCE_CACHE_SIZE).build();
+    /** Dispenser and strategy pairs this engine has said it takes by another strategy than the stored one. */
+    private final Set<String> mixedStrategies = ConcurrentHashMap.newKeySet();
     static final int INSTANCE_CACHE_SIZE = 10_000;
     private final Map<String, LocalTurn> localTurns = new ConcurrentHashMap<>();
     private final Map<String, Combining> combiners = new ConcurrentHashMap<>();
@@ -92,7 +97,8 @@ public final class DispenserServices {
                 .property(new PropertyDefinition(Series.RESET, PropertyType.STRING, true, null, 16))
                 .string(Series.FORMAT, 200)
                 .bool(Series.REGISTER)
-                .string(Series.ADMIN_ACTION, 400));
+                .string(Series.ADMIN_ACTION, 400)
+                .string(Series.STRATEGY, 32));
     }
 
     public Dispensers dispensers(String user, Set<String> roles) {
@@ -159,7 +165,8 @@ public final class DispenserServices {
     Dispenser get(String name, String user, boolean admin, DispenserConfig requested) {
         checkName(name);
         DispenserConfig base = requested != null ? requested : configured.getOrDefault(name, DispenserConfig.ofDefaults());
-        String key = name + '\u0000' + user + '\u0000' + admin + '\u0000' + base;
+        // Asked for nothing is its own key: it may take the stored strategy, which equal settings asked for would not.
+        String key = name + '\u0000' + user + '\u0000' + admin + '\u0000' + (requested == null ? "(unasked)" : base);
         DefaultDispenser existing = instances.getIfPresent(key);
         if (existing != null) {
             return existing;
@@ -174,6 +181,13 @@ public final class DispenserServices {
                         + " is not defined; create it (admin) or configure it under dispensers.series in turnstile.yaml");
             }
             throw e;
+        }
+        DispenserStrategy created = createdWith(stored);
+        if (requested == null && !configured.containsKey(name) && created != null) {
+            base = DispenserConfig.from(base).strategy(created).build();
+        } else if (created != null && created != base.strategy() && mixedStrategies.add(name + '\u0000' + base.strategy())) {
+            log.info("Dispenser {} was created with strategy {}; this engine takes its numbers with {}, as configured: the series"
+                    + " stays gap-free, the strategies contend less well together", name, created, base.strategy());
         }
         DispenserConfig effective = DispenserConfig.from(base)
                 .start(stored.getProperties().getInt64Value(Series.START))
@@ -220,6 +234,7 @@ public final class DispenserServices {
                 o.getProperties().putValue(Series.PERIOD, Series.periodKey(config.reset(), database.now()));
                 o.getProperties().putValue(Series.FORMAT, config.format());
                 o.getProperties().putValue(Series.REGISTER, config.register());
+                o.getProperties().putValue(Series.STRATEGY, config.strategy().name());
                 o.save(RefreshMode.REFRESH);
             } catch (EngineRuntimeException e) {
                 // Created by another process just now: its series settings must agree.
@@ -243,6 +258,16 @@ public final class DispenserServices {
                 return null;
             }
             throw e;
+        }
+    }
+
+    /** The strategy stored with the dispenser; null for one created before it was stored. */
+    private static DispenserStrategy createdWith(CustomObject stored) {
+        String strategy = stored.getProperties().getStringValue(Series.STRATEGY);
+        try {
+            return strategy == null ? null : DispenserStrategy.valueOf(strategy);
+        } catch (IllegalArgumentException newer) {
+            return null; // stored by a newer engine: this one takes by its own default
         }
     }
 

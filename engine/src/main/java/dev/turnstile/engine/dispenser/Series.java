@@ -28,6 +28,8 @@ final class Series {
     static final String RESET = "ResetPeriod";
     static final String REGISTER = "RegisterIssued";
     static final String ADMIN_ACTION = "AdminAction";
+    /** The strategy the dispenser was created with: what a process that names none takes by. */
+    static final String STRATEGY = "Strategy";
 
     private Series() {
     }

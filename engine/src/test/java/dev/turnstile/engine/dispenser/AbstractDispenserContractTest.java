@@ -229,6 +229,25 @@ public abstract class AbstractDispenserContractTest {
         }
     }
 
+    /**
+     * Issue 44: a dispenser created PESSIMISTIC was taken as COMBINING by a process that called
+     * {@code get(name)}, and nothing said so. The strategy is stored with it; asking for another is
+     * still this process's choice.
+     */
+    @Test
+    void aProcessThatNamesNoStrategy_takesByTheOneTheDispenserWasCreatedWith() {
+        String name = create(DispenserConfig.builder().strategy(DispenserStrategy.PESSIMISTIC).build()).name();
+        try (ContentEngine elsewhere = ContentEngine.open(EngineConfig.from(config()).clock(clock).build())) {
+            Dispenser there = elsewhere.session("c").dispensers().get(name);
+            assertThat(there.config().strategy()).isEqualTo(DispenserStrategy.PESSIMISTIC);
+            assertThat(there.next()).isEqualTo(1);
+            DispenserConfig combining = DispenserConfig.builder().strategy(DispenserStrategy.COMBINING).build();
+            Dispenser asked = elsewhere.session("c").dispensers().get(name, combining);
+            assertThat(asked.config().strategy()).isEqualTo(DispenserStrategy.COMBINING);
+            assertThat(asked.next()).isEqualTo(2);
+        }
+    }
+
     /** Whether PESSIMISTIC and COMBINING take a block in one statement here (PostgreSQL: {@code PostgresDispenserStatements}). */
     protected boolean takesInOneStatement() {
         return false;

@@ -7,10 +7,17 @@ import java.util.Set;
 
 /** The dispensers of one session (numbers are registered to its user). */
 public interface Dispensers {
-    /** A dispenser created earlier (by any process) or configured; {@link ExceptionCode#E_OBJECT_NOT_FOUND} otherwise. */
+    /**
+     * A dispenser created earlier (by any process) or configured; {@link ExceptionCode#E_OBJECT_NOT_FOUND}
+     * otherwise. Its strategy is this engine's configured one, else the one it was created with.
+     */
     Dispenser get(String name);
 
-    /** The dispenser with this process's strategy settings. */
+    /**
+     * The dispenser with this process's strategy settings: the strategy asked for is used even where
+     * the dispenser was created with another (every strategy guards the same counter row, so mixed
+     * strategies keep the series gap-free; they contend less well), and the engine logs so once.
+     */
     Dispenser get(String name, DispenserConfig config);
 
     /**
