@@ -271,6 +271,11 @@ public final class Database implements AutoCloseable {
                         + " transaction while " + what.get() + " for a conflicting one (a deadlock, or a certification"
                         + " conflict with another Galera node): roll it back and run it again. " + rootMessage(e), e);
             }
+            if (Sql.isReadOnlyRefusal(e)) {
+                throw EngineRuntimeException.of(ExceptionCode.E_HOST_TRANSACTION, "The host's transaction is read-only, and "
+                        + what.get() + " writes: run it in a read-write transaction (Spring: @Transactional without"
+                        + " readOnly = true). " + rootMessage(e), e);
+            }
             throw translate(e, what.get() + " (in the host's transaction)");
         } finally {
             counter.transactionEnded();

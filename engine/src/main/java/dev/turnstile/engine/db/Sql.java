@@ -67,6 +67,19 @@ public final class Sql {
     }
 
     /**
+     * True if the database refused a write because the transaction is read-only (SQLSTATE 25006:
+     * PostgreSQL's read_only_sql_transaction, MariaDB's error 1792): the caller's mistake, not an outage.
+     */
+    public static boolean isReadOnlyRefusal(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && ("25006".equals(sql.getSQLState()) || sql.getErrorCode() == 1792)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * Inserts a row unless one with its key exists, inside the caller's transaction. Several
      * transactions may be first at once; the losers go on with the winner's row. PostgreSQL and
      * MariaDB skip the duplicate in the statement ({@code ON CONFLICT DO NOTHING}, {@code INSERT

@@ -58,7 +58,7 @@ final class DefaultDispenser implements Dispenser {
         this.format = DispenserFormat.parse(name, config.format(), config.reset());
         this.id = DispenserServices.idOf(name);
         this.policy = services.retryPolicies.get(config.retryPolicy());
-        Pessimistic queued = new Pessimistic(services.objects, services.statements, user, id, policy);
+        Pessimistic queued = new Pessimistic(services.objects, services.statements, user, name, id, policy);
         this.strategy = switch (config.strategy()) {
             case COOPERATIVE_LOCK -> {
                 CooperativeLock lock = new CooperativeLock(os, id, policy, config.lockTimeoutSeconds(), "dispenser " + name,

@@ -123,7 +123,7 @@ public final class DispenserServices {
     /** The COMBINING leaders' way to take a block, one per dispenser in this engine, saving as the system user. */
     OptimisticBlocks optimisticBlocks(String name, RetryPolicy policy) {
         return optimisticBlocks.computeIfAbsent(name, n -> new OptimisticBlocks(objects.engineStore(SYSTEM_USER), idOf(n),
-                policy, new Pessimistic(objects, statements, SYSTEM_USER, idOf(n), policy), counts.conflictsOf(DispenserStrategy.COMBINING)));
+                policy, new Pessimistic(objects, statements, SYSTEM_USER, n, idOf(n), policy), counts.conflictsOf(DispenserStrategy.COMBINING)));
     }
 
     Set<String> configuredNames() {

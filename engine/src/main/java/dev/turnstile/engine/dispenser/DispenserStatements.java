@@ -23,7 +23,7 @@ class DispenserStatements {
      * object layer: on this database always; on one with such a statement, inside the host's
      * transaction, while a change feed records writes, or without such a dispenser row.
      */
-    NumberBlock take(UUID id, int count, String user) {
+    NumberBlock take(UUID id, String name, int count, String user) {
         return null;
     }
 }

@@ -19,11 +19,14 @@ final class Pessimistic implements Strategy {
     private final UUID id;
     private final RetryPolicy policy;
     private final DispenserStatements alone;
+    /** For messages: the id is what the statements use. */
+    private final String name;
 
-    Pessimistic(ObjectStoreServices objects, DispenserStatements alone, String user, UUID id, RetryPolicy policy) {
+    Pessimistic(ObjectStoreServices objects, DispenserStatements alone, String user, String name, UUID id, RetryPolicy policy) {
         this.objects = objects;
         this.alone = alone;
         this.user = user;
+        this.name = name;
         this.id = id;
         this.policy = policy;
     }
@@ -39,13 +42,13 @@ final class Pessimistic implements Strategy {
      */
     NumberBlock takeOnce(int count) {
         NumberBlock taken = takeAlone(count);
-        return taken != null ? taken : objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + id, user,
+        return taken != null ? taken : objects.inTransaction(() -> "taking " + count + " number(s) from dispenser " + name, user,
                 tx -> take(tx, id, count));
     }
 
     /** The take as one statement, or null (nothing taken) where it needs a transaction. */
     NumberBlock takeAlone(int count) {
-        return alone.take(id, count, user);
+        return alone.take(id, name, count, user);
     }
 
     /** Moves the counter row on by {@code count} under its row lock, in {@code tx}: the numbers taken. */

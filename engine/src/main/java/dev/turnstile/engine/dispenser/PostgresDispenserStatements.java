@@ -35,9 +35,9 @@ final class PostgresDispenserStatements extends DispenserStatements {
     }
 
     @Override
-    NumberBlock take(UUID id, int count, String user) {
+    NumberBlock take(UUID id, String name, int count, String user) {
         List<String> issuers = Register.issuers(count, user);
-        return objects.aloneUnrecorded(() -> "taking " + count + " number(s) from dispenser " + id, session ->
+        return objects.aloneUnrecorded(() -> "taking " + count + " number(s) from dispenser " + name, session ->
                 database.jdbc(session, TAKE, statement -> {
                     statement.setString(1, user);
                     statement.setObject(2, database.now().atOffset(ZoneOffset.UTC));

@@ -110,7 +110,7 @@ class PostgresTwoPathTakeTest {
                 admin.get(genericName).setStart(step.setStart());
                 continue;
             }
-            NumberBlock one = services.statements.take(fast, step.count(), "clerk");
+            NumberBlock one = services.statements.take(fast, fastName, step.count(), "clerk");
             assertThat(one).as("the one-statement path ran").isNotNull();
             NumberBlock other = services.objects.inTransaction(() -> "the object layer's take", "clerk",
                     tx -> Pessimistic.take(tx, generic, step.count()));

@@ -58,6 +58,11 @@ public abstract class AbstractHostTransactionTest {
 
     protected abstract EngineConfig config();
 
+    /** Whether the database refuses a write in a transaction the connection marks read-only. */
+    protected boolean enforcesReadOnly() {
+        return true;
+    }
+
     @BeforeAll
     void open() throws SQLException {
         EngineConfig base = config();
@@ -86,6 +91,32 @@ public abstract class AbstractHostTransactionTest {
         String name = "host-" + strategy.name().toLowerCase(Locale.ROOT) + "-" + UUID.randomUUID().toString().substring(0, 8);
         engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().create(name, DispenserConfig.builder().build());
         return engine.session("clerk").dispensers().get(name, DispenserConfig.builder().strategy(strategy).build());
+    }
+
+    /**
+     * Issue 42: a number taken in a read-only host transaction (Spring's {@code readOnly = true})
+     * failed as {@code E_RETRY_EXHAUSTED … E_DATABASE_UNAVAILABLE} ("Database failure") though the
+     * database was up. It is the host's mistake, said as one: {@code E_HOST_TRANSACTION}, at once.
+     */
+    @ParameterizedTest
+    @EnumSource(DispenserStrategy.class)
+    void aNumberInAReadOnlyHostTransaction_isRefusedAsTheHostsMistake_notAnOutage(DispenserStrategy strategy) throws SQLException {
+        org.junit.jupiter.api.Assumptions.assumeTrue(enforcesReadOnly(), "the database writes in a read-only transaction");
+        Dispenser d = dispenser(strategy);
+        EngineRuntimeException refused;
+        try (Connection c = hostPool.getConnection()) {
+            c.setReadOnly(true);
+            c.setAutoCommit(false);
+            try {
+                refused = failure(() -> host.joining(c, d::next));
+            } finally {
+                c.rollback();
+                c.setReadOnly(false);
+            }
+        }
+        assertThat(refused.getExceptionCode()).as(refused.getMessage()).isEqualTo(ExceptionCode.E_HOST_TRANSACTION);
+        assertThat(refused.getMessage()).contains("read-only").contains(d.name());
+        assertThat(d.next()).as("nothing was taken").isEqualTo(1);
     }
 
     /** One host transaction: a number from Turnstile and the host's own row, committed or rolled back. */
