@@ -7,7 +7,6 @@ import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.Session;
 import dev.turnstile.api.changes.ChangeFeed;
 import dev.turnstile.api.retry.RetryPolicies;
-import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.changes.DefaultChangeFeed;
 import dev.turnstile.engine.config.EngineConfigFile;
 import dev.turnstile.engine.retry.PolicyRead;
@@ -27,7 +26,6 @@ import dev.turnstile.engine.treelock.TreeLockService;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 

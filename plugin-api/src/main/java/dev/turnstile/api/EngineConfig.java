@@ -14,7 +14,6 @@ import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
-import java.util.Objects;
 import javax.sql.DataSource;
 
 /**

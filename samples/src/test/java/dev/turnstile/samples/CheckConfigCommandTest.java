@@ -2,7 +2,6 @@ package dev.turnstile.samples;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
-import picocli.CommandLine;
 
 import java.io.IOException;
 import java.io.PrintWriter;

@@ -107,8 +107,9 @@ final class Binding {
             return EngineRuntimeException.configInvalid(source, where, written, "unknown key; known keys here are " + known);
         }
         Class<?> type = e instanceof MismatchedInputException m && m.getTargetType() != null ? m.getTargetType()
-                : e instanceof InputCoercionException c && c.getTargetType() != null ? c.getTargetType() : Object.class;
-        return EngineRuntimeException.configInvalid(source, where, written, ruleFor(type, at));
+                : e instanceof InputCoercionException c && c.getTargetType() != null ? c.getTargetType() : null;
+        return EngineRuntimeException.configInvalid(source, where, written, type != null ? ruleFor(type, at)
+                : "cannot be read: " + (e instanceof JacksonException j ? j.getOriginalMessage() : e.getMessage()));
     }
 
     /** What a value of {@code type} must be, said for an operator. */

@@ -15,12 +15,13 @@ import java.util.function.Consumer;
 import java.util.function.UnaryOperator;
 
 /**
- * Reads {@code turnstile.yaml} into an {@link EngineConfig}. Every key is checked: an unknown key or
- * a bad value fails with {@code E_CONFIG_INVALID} naming the file, the key path and the value, so a
- * typo never silently falls back to a default. The keys are listed in {@code turnstile-reference.yaml}.
+ * Reads {@code turnstile.yaml} (and its policy file) into an {@link EngineConfig}: {@link ConfigText}
+ * reads the tree, {@link Binding} binds each section ({@link Sections}), dispenser series and retry
+ * policy. Every key is checked: an unknown key or a bad value fails with {@code E_CONFIG_INVALID}
+ * naming the file, the line, the key path and the value, so a typo never silently falls back to a
+ * default. The keys are listed in {@code turnstile-reference.yaml}.
  */
 public final class EngineConfigFile {
-
     private EngineConfigFile() {
     }
 

@@ -3,16 +3,11 @@ package dev.turnstile.engine.config;
 import tools.jackson.databind.JsonNode;
 import tools.jackson.databind.node.ObjectNode;
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.retry.RetryPolicies;
 import dev.turnstile.api.retry.RetryPolicyConfig;
-import dev.turnstile.engine.retry.FailureMatcher;
 import dev.turnstile.engine.retry.PolicyRead;
 
-import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Arrays;
-import java.util.EnumSet;
 import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;

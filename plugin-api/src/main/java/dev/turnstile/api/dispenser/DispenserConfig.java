@@ -5,7 +5,6 @@ import dev.turnstile.internal.Ranges;
 import dev.turnstile.api.EngineRuntimeException;
 
 import java.time.Duration;
-import java.util.Objects;
 
 /**
  * A dispenser's settings. The series settings ({@link #start()}, {@link #format()},
