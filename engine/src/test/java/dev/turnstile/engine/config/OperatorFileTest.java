@@ -79,7 +79,7 @@ class OperatorFileTest {
                 + ":5: treeLocks.retryPolicy = \"patient\": no such retry policy; known policies are [default, dispenser, tree-lock]");
         assertThat(dev.turnstile.api.ContentEngine.checkConfig(file).errors()).containsExactly("E_CONFIG_INVALID: " + file
                 + ":5: treeLocks.retryPolicy = \"patient\": no such retry policy; known policies are [default, dispenser, tree-lock]");
-        EngineRuntimeException e = catchConfig(() -> dev.turnstile.api.ContentEngine.open(file));
+        EngineRuntimeException e = dev.turnstile.engine.Failures.failure(() -> dev.turnstile.api.ContentEngine.open(file));
         assertThat(e.getConfigSource()).isEqualTo(file.toString());
         assertThat(e.getConfigKeyPath()).isEqualTo("treeLocks.retryPolicy");
         assertThat(e.getConfigLine()).isEqualTo(5);
@@ -106,14 +106,5 @@ class OperatorFileTest {
         assertThatThrownBy(() -> EngineConfig.builder().retryPolicies(null)).hasMessage("E_CONFIG_INVALID: builder: retry.instances = null: must be set");
         assertThatThrownBy(() -> new dev.turnstile.api.PropertyDefinition("Title", null, false, null, 10))
                 .hasMessage("E_BAD_VALUE: Bad value for type of Title: null (must be set)");
-    }
-
-    private static EngineRuntimeException catchConfig(Runnable open) {
-        try {
-            open.run();
-        } catch (EngineRuntimeException e) {
-            return e;
-        }
-        throw new AssertionError("no error");
     }
 }
