@@ -333,7 +333,7 @@ final class DefaultDispenser implements Dispenser {
 
     /** {@code period}, checked: written as the series' reset writes it, and begun (the current one or earlier). */
     private String period(String period, String current) {
-        ResetPeriod reset = Series.reset(values());
+        ResetPeriod reset = config.reset(); // the stored series' reset: no second fetch
         String what = "period of dispenser " + name;
         String form = switch (reset) {
             case NEVER -> "\"\" (the series never resets)";
