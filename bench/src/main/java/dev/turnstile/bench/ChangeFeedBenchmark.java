@@ -7,6 +7,7 @@ import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeDispatcher;
 import dev.turnstile.api.changes.ChangeFeed;
 import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatcherConfig;
 import picocli.CommandLine.Command;
@@ -72,7 +73,7 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
             return runWriter();
         }
         try (ContentEngine engine = ContentEngine.open(dev.turnstile.api.EngineConfig.from(database.engineConfig(20))
-                .changesEnabled(true).build())) {
+                .changes(ChangesConfig.of(true)).build())) {
             ChangeFeed feed = engine.changes();
             cls = "BenchFeed" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
             os = engine.session("writer").objectStore();
@@ -343,7 +344,7 @@ final class ChangeFeedBenchmark implements Callable<Integer> {
         java.io.BufferedReader commands = new java.io.BufferedReader(new java.io.InputStreamReader(System.in,
                 java.nio.charset.StandardCharsets.UTF_8));
         try (ContentEngine engine = ContentEngine.open(dev.turnstile.api.EngineConfig.from(database.engineConfig(2))
-                .changesEnabled(true).build())) {
+                .changes(ChangesConfig.of(true)).build())) {
             ObjectStore writer = engine.session("other-writer").objectStore();
             List<CustomObject> mine = new ArrayList<>();
             for (int i = 0; i < 10; i++) {

@@ -1,11 +1,11 @@
 package dev.turnstile.bench;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
@@ -176,7 +176,7 @@ final class DispenserBenchmark implements Callable<Integer> {
 
     private String newDispenser(ContentEngine engine) {
         String name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
-        engine.session("bench", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().create(name, DispenserConfig.ofDefaults());
+        engine.session("bench", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers().create(name, DispenserConfig.ofDefaults());
         return name;
     }
 

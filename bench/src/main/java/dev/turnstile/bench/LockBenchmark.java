@@ -5,6 +5,7 @@ import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import org.springframework.integration.jdbc.lock.JdbcLockRegistry;
 import picocli.CommandLine.Command;
@@ -156,7 +157,7 @@ final class LockBenchmark implements Callable<Integer> {
     private Cell afterPatientWaiter() throws Exception {
         String id = locks.newLock("TURNSTILE");
         EngineConfig patient = EngineConfig.from(database.engineConfig(2))
-                .retryPolicy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build())
+                .retry(RetryPoliciesConfig.builder().policy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build()).build())
                 .build();
         ExecutorService one = Executors.newSingleThreadExecutor();
         try (ContentEngine holder = ContentEngine.open(database.engineConfig(2));

@@ -8,6 +8,7 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import net.javacrumbs.shedlock.core.LockConfiguration;
@@ -205,9 +206,9 @@ final class LockColumns {
     /** The cooperative lock: {@link Locking#withLock} with no work, waiting by a policy like the back-off above. */
     Locks turnstile(int threads) {
         ContentEngine engine = ContentEngine.open(EngineConfig.from(database.engineConfig(threads + 1))
-                .retryPolicy(POLICY, RetryPolicyConfig.builder().maxAttempts(RetryPolicyConfig.MAX_ATTEMPTS)
+                .retry(RetryPoliciesConfig.builder().policy(POLICY, RetryPolicyConfig.builder().maxAttempts(RetryPolicyConfig.MAX_ATTEMPTS)
                         .waitDuration(Duration.ofMillis(1)).enableRandomizedWait(true).randomizedWaitFactor(0.5)
-                        .maxTotalWait(Duration.ofMinutes(10)).build())
+                        .maxTotalWait(Duration.ofMinutes(10)).build()).build())
                 .build());
         RetryPolicy policy = engine.retryPolicies().get(POLICY);
         int[] next = {0};

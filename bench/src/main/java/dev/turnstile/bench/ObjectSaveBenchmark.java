@@ -10,6 +10,7 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import picocli.CommandLine.Command;
@@ -61,8 +62,8 @@ final class ObjectSaveBenchmark implements java.util.concurrent.Callable<Integer
     public Integer call() throws Exception {
         table = new CounterTable(database, TABLE);
         EngineConfig config = EngineConfig.from(database.engineConfig(threads + 2))
-                .retryPolicy(LOCK_POLICY, RetryPolicyConfig.builder().maxAttempts(1_000_000)
-                        .waitDuration(Duration.ofMillis(1)).enableRandomizedWait(true).randomizedWaitFactor(0.5).build())
+                .retry(RetryPoliciesConfig.builder().policy(LOCK_POLICY, RetryPolicyConfig.builder().maxAttempts(1_000_000)
+                        .waitDuration(Duration.ofMillis(1)).enableRandomizedWait(true).randomizedWaitFactor(0.5).build()).build())
                 .build();
         try (ContentEngine opened = ContentEngine.open(config)) {
             engine = opened;

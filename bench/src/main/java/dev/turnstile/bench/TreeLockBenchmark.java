@@ -2,10 +2,12 @@ package dev.turnstile.bench;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreeLocks;
+import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.api.treelock.TreePath;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
@@ -138,8 +140,8 @@ final class TreeLockBenchmark implements Callable<Integer> {
             TreePath bench = site("elsewhere").child("workshop", "A").child("bench", "1");
             held = locks.lock(Set.of(bench), Duration.ZERO);
             other = ContentEngine.open(EngineConfig.from(database.engineConfig(2))
-                    .retryPolicy("bench-slow-poll", RetryPolicyConfig.builder().maxAttempts(100).waitDuration(Duration.ofMinutes(5)).build())
-                    .treeLockRetryPolicy("bench-slow-poll").build());
+                    .retry(RetryPoliciesConfig.builder().policy("bench-slow-poll", RetryPolicyConfig.builder().maxAttempts(100).waitDuration(Duration.ofMinutes(5)).build()).build())
+                    .treeLocks(TreeLocksConfig.builder().retryPolicy("bench-slow-poll").build()).build());
             TreeLocks its = other.session("waiter elsewhere").treeLocks();
             waiting = thread.submit(() -> {
                 its.lock(Set.of(bench), Duration.ofMinutes(10)).unlock();

@@ -74,7 +74,7 @@ final class DefaultContentEngine implements ContentEngine {
     static DefaultRetryPolicies checkBeforeOpening(EngineConfig config, java.util.function.Consumer<EngineRuntimeException> errors) {
         DefaultRetryPolicies policies;
         try {
-            policies = new DefaultRetryPolicies(config.retryPolicies(), config.source(), config.hostTransactions(), files(config),
+            policies = new DefaultRetryPolicies(config.retry().policies(), config.source(), config.hostTransactions(), files(config),
                     WAKE_UPS);
         } catch (EngineRuntimeException e) {
             if (errors == null) {
@@ -84,11 +84,11 @@ final class DefaultContentEngine implements ContentEngine {
             return null;
         }
         List<Runnable> checks = List.of(() -> {
-            if (!policies.names().contains(config.treeLockRetryPolicy())) {
-                throw EngineRuntimeException.configInvalid(config.source(), "treeLocks.retryPolicy", config.treeLockRetryPolicy(),
+            if (!policies.names().contains(config.treeLocks().retryPolicy())) {
+                throw EngineRuntimeException.configInvalid(config.source(), "treeLocks.retryPolicy", config.treeLocks().retryPolicy(),
                         "no such retry policy; known policies are " + policies.names());
             }
-        }, () -> DispenserServices.checkConfigured(config.source(), config.dispensers(), policies.names()));
+        }, () -> DispenserServices.checkConfigured(config.source(), config.dispensers().series(), policies.names()));
         for (Runnable check : checks) {
             try {
                 check.run();
@@ -106,7 +106,7 @@ final class DefaultContentEngine implements ContentEngine {
         this.config = config;
         // Policies first: a bad policy fails the open before any connection is made.
         this.retryPolicies = checkBeforeOpening(config, null);
-        if (config.retryReloadWatch() && files(config) == null) {
+        if (config.retry().reloadWatch() && files(config) == null) {
             throw EngineRuntimeException.configInvalid(config.source(), "retry.reload", "watch", "only an engine opened from a file can watch it");
         }
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
@@ -116,15 +116,14 @@ final class DefaultContentEngine implements ContentEngine {
         entities.addAll(EditLockService.ENTITIES);
         this.database = new Database(config, entities);
         try {
-            this.locks = new CooperativeLocks(database, config.lockHandOver());
-            this.objects = new ObjectStoreServices(database, config.lockBreakerRole(), locks);
-            this.dispensers = new DispenserServices(objects, database, retryPolicies, config.dispensers(),
-                    config.dispenserAdminRole());
+            this.locks = new CooperativeLocks(database, config.locks().handOver());
+            this.objects = new ObjectStoreServices(database, config.locks().breakerRole(), locks);
+            this.dispensers = new DispenserServices(objects, database, retryPolicies, config.dispensers());
             this.treeLocks = new TreeLockService(database, retryPolicies, config);
-            this.changes = new DefaultChangeFeed(database, objects, config.changesEnabled());
+            this.changes = new DefaultChangeFeed(database, objects, config.changes().enabled());
             this.editLocks = new EditLockService(database, objects, config);
-            this.policyWatch = config.retryReloadWatch() ? new PolicyFileWatch(retryPolicies, config.policyFile() == null
-                    ? List.of(Path.of(config.source())) : List.of(Path.of(config.source()), Path.of(config.policyFile()))) : null;
+            this.policyWatch = config.retry().reloadWatch() ? new PolicyFileWatch(retryPolicies, config.retry().policyFile() == null
+                    ? List.of(Path.of(config.source())) : List.of(Path.of(config.source()), Path.of(config.retry().policyFile()))) : null;
         } catch (RuntimeException e) {
             database.close();
             throw e;

@@ -37,6 +37,11 @@ public final class TurnstileEngineProvider implements EngineProvider {
     }
 
     @Override
+    public EngineConfig readConfig(String source, Map<String, String> settings, Path baseDir) {
+        return EngineConfigFile.read(source, settings, baseDir);
+    }
+
+    @Override
     public ConfigCheck checkConfig(Path configFile) {
         Set<String> errors = new LinkedHashSet<>(); // one failed config named by several others says so once
         EngineConfigFile.Loaded file = EngineConfigFile.check(configFile, e -> errors.add(e.getMessage()));

@@ -83,7 +83,7 @@ public final class TurnstileMetrics implements MeterBinder {
         FunctionTimer.builder("turnstile.treelock.acquire", trees, TreeLockService::refused, TreeLockService::refusedNanos,
                 TimeUnit.NANOSECONDS).description("Tree lock requests refused (timed out, or busy for tryLock)")
                 .tag("outcome", "refused").register(registry);
-        if (engine.config().changesEnabled()) {
+        if (engine.config().changes().enabled()) {
             for (String client : engine.changes().clients()) {
                 Gauge.builder("turnstile.changes.pending", engine, e -> pending(e, client))
                         .description("Changes the feed client has not acknowledged").tag("client", client).register(registry);

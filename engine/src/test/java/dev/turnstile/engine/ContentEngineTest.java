@@ -8,6 +8,7 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.changes.ChangesConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -121,7 +122,7 @@ class ContentEngineTest {
 
     @Test
     void closeStopsTheDispatchersItStarted_andAClosedEngineSaysSo() throws Exception {
-        ContentEngine engine = ContentEngine.open(EngineConfig.from(TestDatabases.h2("close")).changesEnabled(true).build());
+        ContentEngine engine = ContentEngine.open(EngineConfig.from(TestDatabases.h2("close")).changes(ChangesConfig.of(true)).build());
         dev.turnstile.api.changes.ChangeDispatcher d = engine.changes().dispatcher(dev.turnstile.api.changes.DispatcherConfig.builder()
                 .name("closing-" + java.util.UUID.randomUUID()).build());
         d.start();

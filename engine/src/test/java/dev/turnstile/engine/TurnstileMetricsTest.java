@@ -5,9 +5,12 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.dispenser.DispensersConfig;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreePath;
@@ -29,12 +32,12 @@ class TurnstileMetricsTest {
     @Test
     void theMeters_countRetries_numbers_conflicts_locks_treeLocks_feedLag_statements_andThePool() {
         String tag = UUID.randomUUID().toString().substring(0, 8);
-        EngineConfig config = EngineConfig.from(TestDatabases.h2("metrics-" + tag)).changesEnabled(true)
-                .retryPolicy("flaky", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMillis(1))
-                        .retryCodes(EnumSet.of(ExceptionCode.E_OBJECT_LOCKED)).build())
+        EngineConfig config = EngineConfig.from(TestDatabases.h2("metrics-" + tag)).changes(ChangesConfig.of(true))
+                .retry(RetryPoliciesConfig.builder().policy("flaky", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMillis(1))
+                        .retryCodes(EnumSet.of(ExceptionCode.E_OBJECT_LOCKED)).build()).build())
                 .build();
         try (ContentEngine engine = ContentEngine.open(config)) {
-            var admin = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE));
+            var admin = engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE));
             admin.dispensers().create("m", DispenserConfig.builder().build());
             engine.changes().registerClient("c-" + tag, ChangeFilter.classes("Document"), DeliveryMode.QUEUE);
             SimpleMeterRegistry registry = new SimpleMeterRegistry();

@@ -9,6 +9,7 @@ import dev.turnstile.api.treelock.TreeLocks;
 import dev.turnstile.spi.EngineProvider;
 
 import java.nio.file.Path;
+import java.util.Map;
 import java.util.ServiceLoader;
 import java.util.Set;
 
@@ -38,6 +39,18 @@ public interface ContentEngine extends AutoCloseable {
     }
 
     /**
+     * Reads the keys of {@code turnstile.yaml} from another source of settings, such as a Spring
+     * environment's {@code turnstile.*} properties, with the file's checks and messages:
+     * {@code settings} maps each key path ({@code treeLocks.lease},
+     * {@code retry.instances.x.retryExceptions[0]}) to its text; {@code source} names where they
+     * came from in every error; a policy file is found from {@code baseDir}. No settings at all is
+     * the defaults.
+     */
+    static EngineConfig readConfig(String source, Map<String, String> settings, Path baseDir) {
+        return provider().readConfig(source, settings, baseDir);
+    }
+
+    /**
      * Checks a {@code turnstile.yaml} and its policy file as an open would, without opening the
      * database, and reports every error found rather than the first (for a deployment pipeline).
      */
@@ -56,7 +69,7 @@ public interface ContentEngine extends AutoCloseable {
         return session(user, Set.of());
     }
 
-    /** A session whose user has these roles (for example {@link EngineConfig#lockBreakerRole()}). */
+    /** A session whose user has these roles (for example {@link LockConfig#breakerRole()}). */
     Session session(String user, Set<String> roles);
 
     /** The user the engine itself acts as, for example in {@link #dispensers()}. */

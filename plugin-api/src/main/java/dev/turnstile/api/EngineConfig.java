@@ -1,24 +1,23 @@
 package dev.turnstile.api;
 
-import dev.turnstile.api.dispenser.DispenserConfig;
-import dev.turnstile.api.dispenser.Dispensers;
-import dev.turnstile.api.editlock.EditLockConfig;
-import dev.turnstile.api.editlock.EditResource;
-import dev.turnstile.api.retry.RetryPolicies;
-import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.api.changes.ChangesConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
+import dev.turnstile.api.editlock.EditLocksConfig;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
+import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.internal.Ranges;
 import dev.turnstile.spi.HostTransactions;
 
 import java.time.Clock;
 import java.time.Duration;
-import java.util.Collections;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import javax.sql.DataSource;
 
 /**
- * How to open an engine: the database and its pool, and the clock. Immutable; build with
- * {@link #builder()} or read from {@code turnstile.yaml} with {@link ContentEngine#open(java.nio.file.Path)}.
+ * How to open an engine: the database and its pool, the clock, and each capability's settings
+ * ({@link LockConfig}, {@link RetryPoliciesConfig}, {@link DispensersConfig}, {@link TreeLocksConfig},
+ * {@link ChangesConfig}, {@link EditLocksConfig}: a section of {@code turnstile.yaml} each).
+ * Immutable; build with {@link #builder()} or read from {@code turnstile.yaml} with
+ * {@link ContentEngine#open(java.nio.file.Path)}.
  *
  * <p>Defaults: {@link #DEFAULT_JDBC_URL} (an H2 file under {@code ./turnstile-data/} that several
  * processes can share — AUTO_SERVER: the first engine to open it starts a server process that
@@ -33,37 +32,12 @@ public final class EngineConfig {
     public static final int DEFAULT_MAX_POOL_SIZE = 10;
     /** How long a call waits for a pooled connection by default. */
     public static final Duration DEFAULT_CONNECTION_TIMEOUT = Duration.ofSeconds(10);
-    /** The role that may unlock cooperative locks other users hold, by default. */
-    public static final String DEFAULT_LOCK_BREAKER_ROLE = "lock-breaker";
-    /**
-     * How long, by default, this engine's next request for a cooperative lock it just let go waits
-     * for a waiter in another process that the unlock woke ({@link #lockHandOver()}).
-     */
-    public static final Duration DEFAULT_LOCK_HAND_OVER = Duration.ofMillis(5);
-    /** The longest lock hand-over accepted. */
-    public static final Duration MAX_LOCK_HAND_OVER = Duration.ofMinutes(1);
-    /** The role that may void numbers and read the register, by default. */
-    public static final String DEFAULT_DISPENSER_ADMIN_ROLE = "dispenser-admin";
-    /** How long a tree lock lasts past its last heartbeat, by default. */
-    public static final Duration DEFAULT_TREE_LOCK_LEASE = Duration.ofSeconds(30);
-    /** The retry policy whose waits pace tree-lock waiters, by default. */
-    public static final String DEFAULT_TREE_LOCK_RETRY_POLICY = "tree-lock";
-    /** Ranges of the numeric settings (a value outside fails with {@code E_CONFIG_INVALID}). */
+    /** The most connections the engine's own pool may be given. */
     public static final int MAX_POOL_SIZE = 1000;
     /** The shortest connection timeout accepted. */
     public static final Duration MIN_CONNECTION_TIMEOUT = Duration.ofMillis(250);
     /** The longest connection timeout accepted. */
     public static final Duration MAX_CONNECTION_TIMEOUT = Duration.ofMinutes(10);
-    /** The shortest tree-lock lease accepted. */
-    public static final Duration MIN_TREE_LOCK_LEASE = Duration.ofSeconds(1);
-    /** The longest tree-lock lease accepted. */
-    public static final Duration MAX_TREE_LOCK_LEASE = Duration.ofDays(1);
-    /** How long edit-lock audit rows are kept, by default, and the range of the setting. */
-    public static final Duration DEFAULT_EDIT_AUDIT_RETENTION = Duration.ofDays(366);
-    /** The shortest edit-lock audit retention accepted. */
-    public static final Duration MIN_EDIT_AUDIT_RETENTION = Duration.ofDays(1);
-    /** The longest edit-lock audit retention accepted. */
-    public static final Duration MAX_EDIT_AUDIT_RETENTION = Duration.ofDays(36_600);
 
     private final String jdbcUrl;
     private final DataSource dataSource;
@@ -74,19 +48,13 @@ public final class EngineConfig {
     private final Duration connectionTimeout;
     private final boolean migrate;
     private final Clock clock;
-    private final String lockBreakerRole;
-    private final Duration lockHandOver;
-    private final Map<String, RetryPolicyConfig> retryPolicies;
-    private final String dispenserAdminRole;
-    private final Map<String, DispenserConfig> dispensers;
-    private final Duration treeLockLease;
-    private final String treeLockRetryPolicy;
-    private final boolean changesEnabled;
-    private final Map<String, EditLockConfig> editLockTypes;
-    private final Duration editAuditRetention;
+    private final LockConfig locks;
+    private final RetryPoliciesConfig retry;
+    private final DispensersConfig dispensers;
+    private final TreeLocksConfig treeLocks;
+    private final ChangesConfig changes;
+    private final EditLocksConfig editLocks;
     private final String source;
-    private final String policyFile;
-    private final boolean retryReloadWatch;
 
     private EngineConfig(Builder b) {
         this.jdbcUrl = b.jdbcUrl;
@@ -98,19 +66,13 @@ public final class EngineConfig {
         this.connectionTimeout = b.connectionTimeout;
         this.migrate = b.migrate;
         this.clock = b.clock;
-        this.lockBreakerRole = b.lockBreakerRole;
-        this.lockHandOver = b.lockHandOver;
-        this.retryPolicies = Collections.unmodifiableMap(new LinkedHashMap<>(b.retryPolicies));
-        this.dispenserAdminRole = b.dispenserAdminRole;
-        this.dispensers = Collections.unmodifiableMap(new LinkedHashMap<>(b.dispensers));
-        this.treeLockLease = b.treeLockLease;
-        this.treeLockRetryPolicy = b.treeLockRetryPolicy;
-        this.changesEnabled = b.changesEnabled;
-        this.editLockTypes = Collections.unmodifiableMap(new LinkedHashMap<>(b.editLockTypes));
-        this.editAuditRetention = b.editAuditRetention;
+        this.locks = b.locks;
+        this.retry = b.retry;
+        this.dispensers = b.dispensers;
+        this.treeLocks = b.treeLocks;
+        this.changes = b.changes;
+        this.editLocks = b.editLocks;
         this.source = b.source;
-        this.policyFile = b.policyFile;
-        this.retryReloadWatch = b.retryReloadWatch;
     }
 
     /** A builder starting from the defaults. */
@@ -118,7 +80,7 @@ public final class EngineConfig {
         return new Builder();
     }
 
-    /** The defaults: the embedded H2 database, no named policies, dispensers or edit-lock types. */
+    /** The defaults: the embedded H2 database, and each capability's defaults. */
     public static EngineConfig ofDefaults() {
         return builder().build();
     }
@@ -129,13 +91,8 @@ public final class EngineConfig {
                 .jdbcUrl(base.jdbcUrl).dataSource(base.dataSource).hostTransactions(base.hostTransactions)
                 .username(base.username).password(base.password)
                 .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout).migrate(base.migrate)
-                .clock(base.clock).lockBreakerRole(base.lockBreakerRole).lockHandOver(base.lockHandOver)
-                .retryPolicies(base.retryPolicies)
-                .dispenserAdminRole(base.dispenserAdminRole).dispensers(base.dispensers)
-                .treeLockLease(base.treeLockLease).treeLockRetryPolicy(base.treeLockRetryPolicy)
-                .changesEnabled(base.changesEnabled).editLockTypes(base.editLockTypes)
-                .editAuditRetention(base.editAuditRetention).source(base.source)
-                .policyFile(base.policyFile).retryReloadWatch(base.retryReloadWatch);
+                .clock(base.clock).locks(base.locks).retry(base.retry).dispensers(base.dispensers)
+                .treeLocks(base.treeLocks).changes(base.changes).editLocks(base.editLocks).source(base.source);
     }
 
     /** The URL of the engine's own pool; with a {@link #dataSource()}, only a name for messages. */
@@ -186,67 +143,34 @@ public final class EngineConfig {
         return clock;
     }
 
-    /** The role that lets a session unlock objects locked by other users. */
-    public String lockBreakerRole() {
-        return lockBreakerRole;
+    /** The cooperative locks' settings. */
+    public LockConfig locks() {
+        return locks;
     }
 
-    /**
-     * After an unlock that woke waiters in other processes (PostgreSQL's notes), how long at most this
-     * engine's own next requests for that lock wait first — until as many releases of it in other
-     * processes as processes were waiting, or this long: without it the releasing process, a round
-     * trip away, took the lock again before a woken process could ask. Zero: no wait. Default {@link #DEFAULT_LOCK_HAND_OVER}.
-     */
-    public Duration lockHandOver() {
-        return lockHandOver;
+    /** The named retry policies and their files. */
+    public RetryPoliciesConfig retry() {
+        return retry;
     }
 
-    /** Named retry policies; the engine adds {@value RetryPolicies#DEFAULT} with defaults if absent. */
-    public Map<String, RetryPolicyConfig> retryPolicies() {
-        return retryPolicies;
-    }
-
-    /** The role that may create, restart and void numbers of dispensers. */
-    public String dispenserAdminRole() {
-        return dispenserAdminRole;
-    }
-
-    /** Dispensers the engine creates at open if they do not exist yet, by name. */
-    public Map<String, DispenserConfig> dispensers() {
+    /** The dispensers' settings and the series created at open. */
+    public DispensersConfig dispensers() {
         return dispensers;
     }
 
-    /** How long a tree lock lasts without a heartbeat; default {@link #DEFAULT_TREE_LOCK_LEASE}. */
-    public Duration treeLockLease() {
-        return treeLockLease;
+    /** The tree locks' settings. */
+    public TreeLocksConfig treeLocks() {
+        return treeLocks;
     }
 
-    /**
-     * The retry policy whose waits pace a tree lock waiter between attempts (a release in the same
-     * process wakes it at once); default {@value #DEFAULT_TREE_LOCK_RETRY_POLICY}, built in.
-     */
-    public String treeLockRetryPolicy() {
-        return treeLockRetryPolicy;
+    /** The change feed's settings. */
+    public ChangesConfig changes() {
+        return changes;
     }
 
-    /**
-     * Whether saves record changes for the change feed (one insert more per save); default false.
-     * Every process writing to the database should agree.
-     */
-    public boolean changesEnabled() {
-        return changesEnabled;
-    }
-
-    /**
-     * Edit lock settings by resource type; a type not listed uses {@link EditLockConfig#DEFAULTS}.
-     */
-    public Map<String, EditLockConfig> editLockTypes() {
-        return editLockTypes;
-    }
-
-    /** How long an edit-lock audit row is kept before the engine deletes it; default {@link #DEFAULT_EDIT_AUDIT_RETENTION}. */
-    public Duration editAuditRetention() {
-        return editAuditRetention;
+    /** The edit locks' settings. */
+    public EditLocksConfig editLocks() {
+        return editLocks;
     }
 
     /** Where the configuration came from (a file path, or "builder"), for error messages. */
@@ -254,26 +178,15 @@ public final class EngineConfig {
         return source;
     }
 
-    /** The policy file {@link #source()} names ({@code retry.policyFile}, resolved), or null. */
-    public String policyFile() {
-        return policyFile;
-    }
-
-    /** {@code retry.reload: watch}: the engine reloads its retry policies when its files change. */
-    public boolean retryReloadWatch() {
-        return retryReloadWatch;
-    }
-
     @Override
     public String toString() {
         return "EngineConfig{jdbcUrl=" + jdbcUrl + (dataSource == null ? "" : ", dataSource=" + dataSource)
-                + (hostTransactions == HostTransactions.NONE ? "" : ", hostTransactions=" + hostTransactions) + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
+                + (hostTransactions == HostTransactions.NONE ? "" : ", hostTransactions=" + hostTransactions)
+                + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
                 + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout + ", migrate=" + migrate
-                + ", clock=" + (clock == null ? "database" : clock) + ", lockBreakerRole=" + lockBreakerRole + ", lockHandOver=" + lockHandOver
-                + ", retryPolicies=" + retryPolicies + ", dispenserAdminRole=" + dispenserAdminRole
-                + ", dispensers=" + dispensers + ", treeLockLease=" + treeLockLease
-                + ", treeLockRetryPolicy=" + treeLockRetryPolicy + ", changesEnabled=" + changesEnabled + ", editLockTypes=" + editLockTypes + ", editAuditRetention=" + editAuditRetention + ", source=" + source + ", policyFile=" + policyFile
-                + ", retryReloadWatch=" + retryReloadWatch + "}";
+                + ", clock=" + (clock == null ? "database" : clock) + ", locks=" + locks + ", retry=" + retry
+                + ", dispensers=" + dispensers + ", treeLocks=" + treeLocks + ", changes=" + changes + ", editLocks=" + editLocks
+                + ", source=" + source + "}";
     }
 
     /** Builds an {@link EngineConfig}; each setter refuses a bad value with {@code E_CONFIG_INVALID} naming it. */
@@ -287,137 +200,15 @@ public final class EngineConfig {
         private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
         private boolean migrate = true;
         private Clock clock;
-        private String lockBreakerRole = DEFAULT_LOCK_BREAKER_ROLE;
-        private Duration lockHandOver = DEFAULT_LOCK_HAND_OVER;
-        private final Map<String, RetryPolicyConfig> retryPolicies = new LinkedHashMap<>();
-        private String dispenserAdminRole = DEFAULT_DISPENSER_ADMIN_ROLE;
-        private final Map<String, DispenserConfig> dispensers = new LinkedHashMap<>();
-        private Duration treeLockLease = DEFAULT_TREE_LOCK_LEASE;
-        private String treeLockRetryPolicy = DEFAULT_TREE_LOCK_RETRY_POLICY;
-        private boolean changesEnabled;
-        private final Map<String, EditLockConfig> editLockTypes = new LinkedHashMap<>();
-        private Duration editAuditRetention = DEFAULT_EDIT_AUDIT_RETENTION;
+        private LockConfig locks = LockConfig.ofDefaults();
+        private RetryPoliciesConfig retry = RetryPoliciesConfig.ofDefaults();
+        private DispensersConfig dispensers = DispensersConfig.ofDefaults();
+        private TreeLocksConfig treeLocks = TreeLocksConfig.ofDefaults();
+        private ChangesConfig changes = ChangesConfig.ofDefaults();
+        private EditLocksConfig editLocks = EditLocksConfig.ofDefaults();
         private String source = "builder";
-        private String policyFile;
-        private boolean retryReloadWatch;
 
         private Builder() {
-        }
-
-        /** Sets the edit-lock settings of one resource type. */
-        public Builder editLockType(String type, EditLockConfig config) {
-            if (!EditResource.isType(type)) {
-                throw EngineRuntimeException.configInvalid(source, "editLocks.types", type,
-                        "a resource type is 1 to 32 letters or digits (any script), '_' or '-'");
-            }
-            editLockTypes.put(type, required("editLocks.types." + type, config));
-            return this;
-        }
-
-        /** Replaces the edit-lock settings of every resource type. */
-        public Builder editLockTypes(Map<String, EditLockConfig> all) {
-            editLockTypes.clear();
-            required("editLocks.types", all).forEach(this::editLockType);
-            return this;
-        }
-
-        /** Whether saves record changes for the change feed (off by default: a save then writes no change row). */
-        public Builder changesEnabled(boolean enabled) {
-            this.changesEnabled = enabled;
-            return this;
-        }
-
-        /**
-         * How long a tree lock lasts past its last heartbeat ({@link #MIN_TREE_LOCK_LEASE} to
-         * {@link #MAX_TREE_LOCK_LEASE}).
-         */
-        public Builder treeLockLease(Duration lease) {
-            if (!Ranges.within(lease, MIN_TREE_LOCK_LEASE, MAX_TREE_LOCK_LEASE)) {
-                throw EngineRuntimeException.configInvalid(source, "treeLocks.lease", lease,
-                        Ranges.from(MIN_TREE_LOCK_LEASE, MAX_TREE_LOCK_LEASE));
-            }
-            this.treeLockLease = lease;
-            return this;
-        }
-
-        /** See {@link EngineConfig#lockHandOver()}: zero to {@link #MAX_LOCK_HAND_OVER}. */
-        public Builder lockHandOver(Duration handOver) {
-            if (!Ranges.within(handOver, Duration.ZERO, MAX_LOCK_HAND_OVER)) {
-                throw EngineRuntimeException.configInvalid(source, "locks.handOver", handOver, Ranges.from(Duration.ZERO, MAX_LOCK_HAND_OVER));
-            }
-            this.lockHandOver = handOver;
-            return this;
-        }
-
-        /** How long edit-lock audit rows are kept before the sweep deletes them. */
-        public Builder editAuditRetention(Duration retention) {
-            if (!Ranges.within(retention, MIN_EDIT_AUDIT_RETENTION, MAX_EDIT_AUDIT_RETENTION)) {
-                throw EngineRuntimeException.configInvalid(source, "editLocks.auditRetention", retention,
-                        Ranges.from(MIN_EDIT_AUDIT_RETENTION, MAX_EDIT_AUDIT_RETENTION));
-            }
-            this.editAuditRetention = retention;
-            return this;
-        }
-
-        /** The named retry policy whose waits pace tree-lock waiters. */
-        public Builder treeLockRetryPolicy(String policy) {
-            if (policy == null || policy.isBlank()) {
-                throw EngineRuntimeException.configInvalid(source, "treeLocks.retryPolicy", policy, "must be a policy name");
-            }
-            this.treeLockRetryPolicy = policy;
-            return this;
-        }
-
-        /** The role that may void numbers and read the register. */
-        public Builder dispenserAdminRole(String role) {
-            if (role == null || role.isBlank()) {
-                throw EngineRuntimeException.configInvalid(source, "dispensers.adminRole", role, "must be a role name");
-            }
-            this.dispenserAdminRole = role;
-            return this;
-        }
-
-        /** Adds or replaces the dispenser {@code name}. */
-        public Builder dispenser(String name, DispenserConfig config) {
-            if (name == null || !name.matches("[A-Za-z0-9_.-]{1,64}")) {
-                throw EngineRuntimeException.configInvalid(source, "dispensers.series", name,
-                        "a dispenser name is 1 to 64 letters, digits, '.', '_' or '-'");
-            }
-            dispensers.put(name, required("dispensers.series." + name, config));
-            return this;
-        }
-
-        /** Replaces every configured dispenser. */
-        public Builder dispensers(Map<String, DispenserConfig> all) {
-            dispensers.clear();
-            required("dispensers.series", all).forEach(this::dispenser);
-            return this;
-        }
-
-        /** The role that may unlock cooperative locks other users hold. */
-        public Builder lockBreakerRole(String role) {
-            if (role == null || role.isBlank()) {
-                throw EngineRuntimeException.configInvalid(source, "locks.breakerRole", role, "must be a role name");
-            }
-            this.lockBreakerRole = role;
-            return this;
-        }
-
-        /** Adds or replaces the retry policy {@code name}. */
-        public Builder retryPolicy(String name, RetryPolicyConfig config) {
-            if (name == null || !name.matches("[A-Za-z0-9_.-]{1,64}")) {
-                throw EngineRuntimeException.configInvalid(source, "retry.instances", name,
-                        "a policy name is 1 to 64 letters, digits, '.', '_' or '-'");
-            }
-            retryPolicies.put(name, required("retry.instances." + name, config));
-            return this;
-        }
-
-        /** Replaces every named retry policy. */
-        public Builder retryPolicies(Map<String, RetryPolicyConfig> policies) {
-            retryPolicies.clear();
-            required("retry.instances", policies).forEach(this::retryPolicy);
-            return this;
         }
 
         /** The database of the engine's own pool (H2, PostgreSQL or MariaDB JDBC URL). */
@@ -493,15 +284,39 @@ public final class EngineConfig {
             return this;
         }
 
-        /** The retry policy file the configuration names ({@code retry.policyFile}), resolved. */
-        public Builder policyFile(String policyFile) {
-            this.policyFile = policyFile;
+        /** The cooperative locks' settings. */
+        public Builder locks(LockConfig locks) {
+            this.locks = required("locks", locks);
             return this;
         }
 
-        /** Reload the retry policies when the configuration files change (needs a file: {@link #source}). */
-        public Builder retryReloadWatch(boolean watch) {
-            this.retryReloadWatch = watch;
+        /** The named retry policies and their files. */
+        public Builder retry(RetryPoliciesConfig retry) {
+            this.retry = required("retry", retry);
+            return this;
+        }
+
+        /** The dispensers' settings and the series created at open. */
+        public Builder dispensers(DispensersConfig dispensers) {
+            this.dispensers = required("dispensers", dispensers);
+            return this;
+        }
+
+        /** The tree locks' settings. */
+        public Builder treeLocks(TreeLocksConfig treeLocks) {
+            this.treeLocks = required("treeLocks", treeLocks);
+            return this;
+        }
+
+        /** The change feed's settings. */
+        public Builder changes(ChangesConfig changes) {
+            this.changes = required("changes", changes);
+            return this;
+        }
+
+        /** The edit locks' settings. */
+        public Builder editLocks(EditLocksConfig editLocks) {
+            this.editLocks = required("editLocks", editLocks);
             return this;
         }
 
@@ -519,7 +334,7 @@ public final class EngineConfig {
             return value;
         }
 
-        /** The configuration; conflicting settings are refused here with {@code E_CONFIG_INVALID}. */
+        /** The configuration. */
         public EngineConfig build() {
             return new EngineConfig(this);
         }

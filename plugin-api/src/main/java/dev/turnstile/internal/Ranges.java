@@ -21,6 +21,22 @@ public final class Ranges {
         return value;
     }
 
+    /** {@code d}, when it is between {@code min} and {@code max}; else refused with {@code E_BAD_VALUE} naming {@code setting} and the range. */
+    public static Duration check(String setting, Duration d, Duration min, Duration max) {
+        if (!within(d, min, max)) {
+            throw dev.turnstile.api.EngineRuntimeException.badArgument(setting, d, from(min, max));
+        }
+        return d;
+    }
+
+    /** {@code name}, when it is not null or blank; else refused with {@code E_BAD_VALUE} naming {@code setting} and {@code rule}. */
+    public static String name(String setting, String name, String rule) {
+        if (name == null || name.isBlank()) {
+            throw dev.turnstile.api.EngineRuntimeException.badArgument(setting, name, rule);
+        }
+        return name;
+    }
+
     /** Whether {@code d} is set and between {@code min} and {@code max}, both included. */
     public static boolean within(Duration d, Duration min, Duration max) {
         return d != null && d.compareTo(min) >= 0 && d.compareTo(max) <= 0;

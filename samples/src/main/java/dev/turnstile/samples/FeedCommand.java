@@ -13,6 +13,7 @@ import dev.turnstile.api.changes.ChangeDispatcher;
 import dev.turnstile.api.changes.ChangeFeed;
 import dev.turnstile.api.changes.ChangeFilter;
 import dev.turnstile.api.changes.ChangeKind;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.ClientLag;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatcherConfig;
@@ -75,7 +76,7 @@ final class FeedCommand implements Callable<Integer> {
             System.err.println("--dispatchers, --writers and --edits must be at least 1, --bursts at least 0");
             return 2;
         }
-        EngineConfig config = EngineConfig.from(engineOptions.config()).changesEnabled(true).build();
+        EngineConfig config = EngineConfig.from(engineOptions.config()).changes(ChangesConfig.of(true)).build();
         try (ContentEngine engine = ContentEngine.open(config)) {
             return child ? dispatchUntilStopped(engine.changes()) : lead(engine, System.out);
         }

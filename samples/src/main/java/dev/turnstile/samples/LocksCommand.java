@@ -8,6 +8,7 @@ import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.retry.Locking;
 import dev.turnstile.api.retry.RetryMetrics;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import picocli.CommandLine.Command;
@@ -71,8 +72,8 @@ final class LocksCommand implements Callable<Integer> {
             return 2;
         }
         EngineConfig config = engineOptions.config();
-        if (!config.retryPolicies().containsKey(policyName)) {
-            config = EngineConfig.from(config).retryPolicy(policyName, DEMO_POLICY).build();
+        if (!config.retry().policies().containsKey(policyName)) {
+            config = EngineConfig.from(config).retry(RetryPoliciesConfig.from(config.retry()).policy(policyName, DEMO_POLICY).build()).build();
         }
         try (ContentEngine engine = ContentEngine.open(config)) {
             RetryPolicy policy = engine.retryPolicies().get(policyName);

@@ -9,6 +9,7 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.editlock.EditLockConfig;
 import dev.turnstile.api.editlock.EditLocks;
+import dev.turnstile.api.editlock.EditLocksConfig;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.samples.server.ServerUsers;
 import dev.turnstile.samples.server.TurnstileServer;
@@ -53,10 +54,10 @@ final class ServeCommand implements Callable<Integer> {
     @Override
     public Integer call() throws Exception {
         EngineConfig config = engineOptions.config();
-        if (!config.editLockTypes().containsKey(DEMO_TYPE)) {
+        if (!config.editLocks().types().containsKey(DEMO_TYPE)) {
             // The demo wiki: the paper's settings with paragraph locks on.
-            config = EngineConfig.from(config).editLockType(DEMO_TYPE, new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1),
-                    true, List.of("p", "pre"), 20)).build();
+            config = EngineConfig.from(config).editLocks(EditLocksConfig.from(config.editLocks()).type(DEMO_TYPE, new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1),
+                    true, List.of("p", "pre"), 20)).build()).build();
         }
         ServerUsers users;
         if (usersFile != null) {
@@ -65,7 +66,7 @@ final class ServeCommand implements Callable<Integer> {
             Map<String, Set<String>> demo = new LinkedHashMap<>();
             demo.put("alice", Set.of());
             demo.put("bob", Set.of());
-            demo.put("workflow", Set.of(config.dispenserAdminRole()));
+            demo.put("workflow", Set.of(config.dispensers().adminRole()));
             users = ServerUsers.demo(demo);
         }
         ContentEngine engine = ContentEngine.open(config);

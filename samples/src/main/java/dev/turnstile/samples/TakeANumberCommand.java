@@ -168,7 +168,7 @@ final class TakeANumberCommand implements Callable<Integer> {
     }
 
     private Dispenser ensureDispenser(ContentEngine engine, EngineConfig config, DispenserConfig settings) {
-        var admin = engine.session("take-a-number", Set.of(config.dispenserAdminRole())).dispensers();
+        var admin = engine.session("take-a-number", Set.of(config.dispensers().adminRole())).dispensers();
         try {
             return admin.get(dispenser, settings);
         } catch (EngineRuntimeException e) {

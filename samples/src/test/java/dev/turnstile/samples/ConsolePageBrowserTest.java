@@ -6,11 +6,14 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.editlock.Article;
 import dev.turnstile.api.editlock.EditLockConfig;
+import dev.turnstile.api.editlock.EditLocksConfig;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockRequest;
@@ -65,11 +68,11 @@ class ConsolePageBrowserTest {
     void start() {
         engine = ContentEngine.open(EngineConfig.builder()
                 .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "console-" + UUID.randomUUID()).toAbsolutePath() + ";AUTO_SERVER=TRUE")
-                .editLockType("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20))
-                .changesEnabled(true)
+                .editLocks(EditLocksConfig.builder().type("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20)).build())
+                .changes(ChangesConfig.of(true))
                 .build());
         Map<String, Set<String>> demo = new LinkedHashMap<>();
-        demo.put("operator", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE));
+        demo.put("operator", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE));
         demo.put("alice", Set.of());
         users = ServerUsers.demo(demo);
         server = new TurnstileServer(engine, users).start(0);
@@ -135,7 +138,7 @@ class ConsolePageBrowserTest {
         doc.lock(600, "review");
         doc.save(RefreshMode.REFRESH);
         String dispenserName = "inv-" + id;
-        Dispenser d = engine.session("carol", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers()
+        Dispenser d = engine.session("carol", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers()
                 .create(dispenserName, DispenserConfig.builder().format("INV-{seq:4}").register(true).build());
         d.next(3);
         d.voidNumber(2, "printer jam");

@@ -4,6 +4,7 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.editlock.Article;
 import dev.turnstile.api.editlock.EditLockConfig;
+import dev.turnstile.api.editlock.EditLocksConfig;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.samples.server.ServerUsers;
 import dev.turnstile.samples.server.TurnstileServer;
@@ -54,9 +55,10 @@ class EditPageBrowserTest {
     void start() {
         engine = ContentEngine.open(EngineConfig.builder()
                 .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "browser").toAbsolutePath() + ";AUTO_SERVER=TRUE")
-                .editLockType("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20))
-                // heartbeats every 10 s: a lapse reaches the page within one interval
-                .editLockType("quick", new EditLockConfig(Duration.ofSeconds(30), Duration.ofHours(1), true, List.of("p", "pre"), 20))
+                .editLocks(EditLocksConfig.builder()
+                        .type("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20))
+                        // heartbeats every 10 s: a lapse reaches the page within one interval
+                        .type("quick", new EditLockConfig(Duration.ofSeconds(30), Duration.ofHours(1), true, List.of("p", "pre"), 20)).build())
                 .build());
         Map<String, Set<String>> demo = new LinkedHashMap<>();
         demo.put("alice", Set.of());

@@ -15,6 +15,7 @@ import dev.turnstile.api.UpdatingBatch;
 import dev.turnstile.api.changes.ChangeDispatcher;
 import dev.turnstile.api.changes.ChangeFeed;
 import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.ClientLag;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatcherConfig;
@@ -30,15 +31,18 @@ import dev.turnstile.api.editlock.EditLock;
 import dev.turnstile.api.editlock.EditLockConfig;
 import dev.turnstile.api.editlock.EditLockResult;
 import dev.turnstile.api.editlock.EditLocks;
+import dev.turnstile.api.editlock.EditLocksConfig;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.editlock.SaveResult;
 import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreeLocks;
+import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.spi.JdbcHostTransactions;
 import org.junit.jupiter.api.Test;
@@ -121,7 +125,7 @@ class ReadmeExamplesTest {
     @Test
     void cooperativeLock() {
         EngineConfig withPolicy = EngineConfig.from(config)
-                .retryPolicy("locks", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMillis(10)).build())
+                .retry(RetryPoliciesConfig.builder().policy("locks", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMillis(10)).build()).build())
                 .build();
         try (ContentEngine engine = ContentEngine.open(withPolicy)) {
             ObjectStore setup = engine.session("alice").objectStore();
@@ -178,9 +182,25 @@ class ReadmeExamplesTest {
     }
 
     @Test
+    void configurationBySection() {
+        String secret = "s3cret";
+        // region configuration-by-section
+        EngineConfig config = EngineConfig.builder()
+                .jdbcUrl("jdbc:postgresql://db/ecm").username("ecm").password(secret)
+                .treeLocks(TreeLocksConfig.builder().lease(Duration.ofMinutes(2)).build())
+                .changes(ChangesConfig.of(true))
+                .build();
+        // endregion
+        assertThat(config.treeLocks().lease()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(config.treeLocks().retryPolicy()).isEqualTo(TreeLocksConfig.DEFAULT_RETRY_POLICY);
+        assertThat(config.changes().enabled()).isTrue();
+        assertThat(config.locks()).isEqualTo(dev.turnstile.api.LockConfig.ofDefaults());
+    }
+
+    @Test
     void editLocks() {
-        EngineConfig wiki = EngineConfig.from(config).editLockType("wiki", new EditLockConfig(Duration.ofMinutes(2),
-                Duration.ofHours(1), true, List.of("p", "pre"), 20)).build();
+        EngineConfig wiki = EngineConfig.from(config).editLocks(EditLocksConfig.builder().type("wiki", new EditLockConfig(Duration.ofMinutes(2),
+                Duration.ofHours(1), true, List.of("p", "pre"), 20)).build()).build();
         try (ContentEngine engine = ContentEngine.open(wiki)) {
             String id = "beijing-" + UUID.randomUUID().toString().substring(0, 8);
             // region edit-locks
@@ -205,7 +225,7 @@ class ReadmeExamplesTest {
 
     @Test
     void changeFeed() {
-        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config).changesEnabled(true).build())) {
+        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config).changes(ChangesConfig.of(true)).build())) {
             engine.session("alice").objectStore().defineClass("PurchaseOrder", c -> c.integer32("Amount"));
             List<UUID> evicted = new java.util.ArrayList<>();
             // region change-feed
@@ -236,7 +256,7 @@ class ReadmeExamplesTest {
 
     @Test
     void fencedSubscriber() {
-        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config).changesEnabled(true).build())) {
+        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config).changes(ChangesConfig.of(true)).build())) {
             engine.session("alice").objectStore().defineClass("LedgerPosting", c -> c.integer32("Amount"));
             ChangeFeed feed = engine.changes();
             feed.registerClient("ledger", ChangeFilter.classes("LedgerPosting"), DeliveryMode.CALLBACK);

@@ -6,6 +6,7 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.editlock.Article;
 import dev.turnstile.api.editlock.EditLockConfig;
+import dev.turnstile.api.editlock.EditLocksConfig;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.samples.server.ServerUsers;
 import dev.turnstile.samples.server.TurnstileServer;
@@ -89,7 +90,7 @@ class ServerSecurityTest {
     void start() {
         engine = ContentEngine.open(EngineConfig.builder()
                 .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "server-security").toAbsolutePath() + ";AUTO_SERVER=TRUE")
-                .editLockType("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20))
+                .editLocks(EditLocksConfig.builder().type("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20)).build())
                 .build());
         Map<String, Set<String>> demo = new LinkedHashMap<>();
         demo.put("alice", Set.of());
@@ -330,7 +331,7 @@ class ServerSecurityTest {
     void aBurstOnAFreshlyStartedServer_getsNo503() throws Exception {
         try (ContentEngine fresh = ContentEngine.open(EngineConfig.builder()
                 .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "burst-" + UUID.randomUUID()).toAbsolutePath() + ";AUTO_SERVER=TRUE")
-                .editLockType("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 200))
+                .editLocks(EditLocksConfig.builder().type("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 200)).build())
                 .build())) {
             Map<String, Set<String>> many = new LinkedHashMap<>();
             for (int i = 0; i < 32; i++) {

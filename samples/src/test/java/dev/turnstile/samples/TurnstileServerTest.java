@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.samples.server.ServerUsers;
 import dev.turnstile.samples.server.TurnstileServer;
 import org.junit.jupiter.api.AfterAll;
@@ -50,10 +52,10 @@ class TurnstileServerTest {
     void start() {
         engine = ContentEngine.open(EngineConfig.builder()
                 .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "server").toAbsolutePath() + ";AUTO_SERVER=TRUE")
-                .changesEnabled(true)
+                .changes(ChangesConfig.of(true))
                 .build());
         dispenser = "inv-" + UUID.randomUUID().toString().substring(0, 8);
-        engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers()
+        engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers()
                 .create(dispenser, DispenserConfig.builder().format("INV-{seq:5}").build());
         Map<String, Set<String>> demo = new java.util.LinkedHashMap<>();
         demo.put("workflow", Set.of());
@@ -279,7 +281,7 @@ class TurnstileServerTest {
 
     @Test
     void aWorkflowRetryWithTheSameIdempotencyKey_getsTheNumberFirstIssued_andTheSeriesHasNoGap() throws Exception {
-        var d = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().get(dispenser);
+        var d = engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers().get(dispenser);
         long before = d.current();
         String key = "order-" + UUID.randomUUID();
         // The first call is cut: the client sends it and closes the connection without reading the answer.

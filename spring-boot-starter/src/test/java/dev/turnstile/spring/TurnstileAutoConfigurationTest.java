@@ -48,9 +48,9 @@ class TurnstileAutoConfigurationTest {
             ContentEngine engine = context.getBean(ContentEngine.class);
             assertThat(engine.config().dataSource()).isSameAs(context.getBean(javax.sql.DataSource.class));
             assertThat(engine.config().source()).isEqualTo("the Spring environment (turnstile.*)");
-            assertThat(engine.config().treeLockLease()).isEqualTo(Duration.ofSeconds(45));
-            assertThat(engine.config().changesEnabled()).isTrue();
-            var invoice = engine.config().dispensers().get("invoice");
+            assertThat(engine.config().treeLocks().lease()).isEqualTo(Duration.ofSeconds(45));
+            assertThat(engine.config().changes().enabled()).isTrue();
+            var invoice = engine.config().dispensers().series().get("invoice");
             assertThat(invoice.reset()).isEqualTo(ResetPeriod.YEARLY);
             assertThat(invoice.strategy()).isEqualTo(DispenserStrategy.PESSIMISTIC);
             assertThat(engine.retryPolicies().get("imports").config().maxAttempts()).isEqualTo(7);

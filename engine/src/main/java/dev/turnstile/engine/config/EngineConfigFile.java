@@ -1,10 +1,17 @@
 package dev.turnstile.engine.config;
 
-import tools.jackson.databind.JsonNode;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.LockConfig;
+import dev.turnstile.api.changes.ChangesConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
+import dev.turnstile.api.editlock.EditLockConfig;
+import dev.turnstile.api.editlock.EditLocksConfig;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.engine.retry.PolicyRead;
+import tools.jackson.databind.JsonNode;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -98,31 +105,39 @@ public final class EngineConfigFile {
         Refusals.each(errors, () -> Binding.bind(source, "", root, Sections.Root.class, Set.of()));
         Sections.Root sections = Sections.Root.of(root);
         section(errors, source, "database", sections.database(), Sections.Database.class, database -> database.applyTo(builder));
-        section(errors, source, "locks", sections.locks(), Sections.Locks.class, locks -> locks.applyTo(builder));
-        section(errors, source, "treeLocks", sections.treeLocks(), Sections.TreeLocks.class, treeLocks -> treeLocks.applyTo(builder));
-        section(errors, source, "changes", sections.changes(), Sections.Changes.class, changes -> changes.applyTo(builder));
+        // Sections whose keys are their builder's setters are bound straight into it.
+        sectionInto(errors, source, "locks", sections.locks(), LockConfig.builder(), locks -> builder.locks(locks.build()));
+        sectionInto(errors, source, "treeLocks", sections.treeLocks(), TreeLocksConfig.builder(), treeLocks -> builder.treeLocks(treeLocks.build()));
+        sectionInto(errors, source, "changes", sections.changes(), ChangesConfig.builder(), changes -> builder.changes(changes.build()));
         section(errors, source, "editLocks", sections.editLocks(), Sections.EditLocks.class, editLocks -> {
+            EditLocksConfig.Builder b = EditLocksConfig.builder();
             if (editLocks.auditRetention() != null) {
-                builder.editAuditRetention(editLocks.auditRetention());
+                Refusals.at(source, "editLocks.auditRetention", editLocks.auditRetention(), () -> b.auditRetention(editLocks.auditRetention()));
             }
             Binding.entries(source, "editLocks.types", editLocks.types()).forEach((type, node) -> {
                 String path = "editLocks.types." + type;
                 Sections.EditLockType settings = Binding.bind(source, path, node, Sections.EditLockType.class, Set.of());
-                builder.editLockType(type, settings.config(source, path, node));
+                EditLockConfig config = settings.config(source, path, node);
+                Refusals.at(source, "editLocks.types", type, () -> b.type(type, config));
             });
+            builder.editLocks(b.build());
         });
         section(errors, source, "dispensers", sections.dispensers(), Sections.Dispensers.class, dispensers -> {
+            DispensersConfig.Builder b = DispensersConfig.builder();
             if (dispensers.adminRole() != null) {
-                builder.dispenserAdminRole(dispensers.adminRole());
+                Refusals.at(source, "dispensers.adminRole", dispensers.adminRole(), () -> b.adminRole(dispensers.adminRole()));
             }
-            builder.dispensers(DispenserConfigReader.read(source, dispensers.series()));
+            DispenserConfigReader.read(source, dispensers.series())
+                    .forEach((name, config) -> Refusals.at(source, "dispensers.series", name, () -> b.series(name, config)));
+            builder.dispensers(b.build());
         });
         PolicyRead[] policies = {new PolicyRead(Map.of(), Map.of())};
         section(errors, source, "retry", sections.retry(), Sections.Retry.class, retry -> {
+            RetryPoliciesConfig.Builder b = RetryPoliciesConfig.builder();
             List<RetryPolicyReader.Part> parts = new ArrayList<>(List.of(new RetryPolicyReader.Part(source, "retry.", sections.retry())));
             if (retry.policyFile() != null) {
                 Path policyFile = baseDir.resolve(retry.policyFile());
-                builder.policyFile(policyFile.toString());
+                b.policyFile(policyFile.toString());
                 parts.add(policyFile(policyFile, env, places));
             }
             if (retry.reload() != null) {
@@ -130,10 +145,11 @@ public final class EngineConfigFile {
                     throw EngineRuntimeException.configInvalid(source, "retry.reload", retry.reload(),
                             "must be watch (reload when the files change) or manual (engine.retryPolicies().reload())");
                 }
-                builder.retryReloadWatch(retry.reload().equals("watch"));
+                b.reloadWatch(retry.reload().equals("watch"));
             }
             policies[0] = RetryPolicyReader.read(parts, errors);
-            builder.retryPolicies(policies[0].policies());
+            policies[0].policies().forEach((name, config) -> Refusals.at(source, "retry.instances", name, () -> b.policy(name, config)));
+            builder.retry(b.build());
         });
         EngineConfig[] built = new EngineConfig[1];
         Refusals.each(errors, () -> built[0] = builder.build());
@@ -145,6 +161,14 @@ public final class EngineConfigFile {
                                     Consumer<T> apply) {
         if (node != null) {
             Refusals.each(errors, () -> apply.accept(Binding.bind(source, key, node, type, Set.of())));
+        }
+    }
+
+    /** One section bound into an API builder (its setters are the keys), then applied; errors as {@link #section}'s. */
+    private static <B> void sectionInto(Consumer<EngineRuntimeException> errors, String source, String key, JsonNode node, B builder,
+                                        Consumer<B> apply) {
+        if (node != null) {
+            Refusals.each(errors, () -> apply.accept(Binding.<B>bind(source, key, node, builder, Set.of())));
         }
     }
 

@@ -1,6 +1,7 @@
 package dev.turnstile.engine.config;
 
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
 
 import java.util.function.Consumer;
 
@@ -14,6 +15,16 @@ final class Refusals {
         String m = bad.getMessage();
         int open = m.lastIndexOf(" (");
         return open >= 0 && m.endsWith(")") ? m.substring(open + 2, m.length() - 1) : m;
+    }
+
+    /** Runs {@code setting}, a builder's setter; its refusal ({@code E_BAD_VALUE}) said as {@code E_CONFIG_INVALID} naming file, key and value. */
+    static void at(String source, String keyPath, Object value, Runnable setting) {
+        try {
+            setting.run();
+        } catch (EngineRuntimeException e) {
+            throw e.getExceptionCode() == ExceptionCode.E_CONFIG_INVALID ? e
+                    : EngineRuntimeException.configInvalid(source, keyPath, value, ruleOf(e));
+        }
     }
 
     /** Runs one part of a reading: its error thrown, or handed to {@code errors} (when not null) and the reading goes on. */

@@ -11,8 +11,10 @@ import java.time.Duration;
 /**
  * The sections of {@code turnstile.yaml}, one record per capability, as {@link Binding} binds them
  * (a key not among a record's components is unknown); each sets what it holds on the engine's
- * builder, which checks every range. The retry policies and the dispenser series are bound into
- * their own builders ({@link RetryPolicyReader}, {@link DispenserConfigReader}).
+ * builder, which checks every range. The sections whose keys are an API builder's setters
+ * ({@code locks}, {@code treeLocks}, {@code changes}) have no record here: they are bound into the
+ * builder, as the retry policies and the dispenser series are ({@link RetryPolicyReader},
+ * {@link DispenserConfigReader}).
  */
 final class Sections {
     private Sections() {
@@ -47,36 +49,6 @@ final class Sections {
             }
             if (migrate != null) {
                 b.migrate(migrate);
-            }
-        }
-    }
-
-    record Locks(String breakerRole, Duration handOver) {
-        void applyTo(EngineConfig.Builder b) {
-            if (breakerRole != null) {
-                b.lockBreakerRole(breakerRole);
-            }
-            if (handOver != null) {
-                b.lockHandOver(handOver);
-            }
-        }
-    }
-
-    record TreeLocks(Duration lease, String retryPolicy) {
-        void applyTo(EngineConfig.Builder b) {
-            if (lease != null) {
-                b.treeLockLease(lease);
-            }
-            if (retryPolicy != null) {
-                b.treeLockRetryPolicy(retryPolicy);
-            }
-        }
-    }
-
-    record Changes(Boolean enabled) {
-        void applyTo(EngineConfig.Builder b) {
-            if (enabled != null) {
-                b.changesEnabled(enabled);
             }
         }
     }

@@ -14,6 +14,7 @@ import dev.turnstile.api.PropertyType;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.dispenser.Dispensers;
 import dev.turnstile.api.dispenser.ResetPeriod;
@@ -68,13 +69,13 @@ public final class DispenserServices {
     public final DispenserCounts counts = new DispenserCounts();
 
     public DispenserServices(ObjectStoreServices objects, Database database, RetryPolicies retryPolicies,
-                             Map<String, DispenserConfig> configured, String adminRole) {
+                             DispensersConfig settings) {
         this.objects = objects;
         this.database = database;
         this.statements = DispenserStatements.of(objects, database);
         this.retryPolicies = retryPolicies;
-        this.configured = Map.copyOf(configured);
-        this.adminRole = adminRole;
+        this.configured = settings.series();
+        this.adminRole = settings.adminRole();
         objects.protectClass(Dispenser.CLASS_NAME, "dispenser service (engine.dispensers())", adminRole);
         ObjectStore system = objects.engineStore(SYSTEM_USER);
         defineClass(system);

@@ -53,8 +53,8 @@ public final class EditLockService {
     public EditLockService(Database database, ObjectStoreServices objects, EngineConfig config) {
         this.database = database;
         this.objects = objects;
-        this.types = config.editLockTypes();
-        this.audit = new EditAudit(database, config.editAuditRetention());
+        this.types = config.editLocks().types();
+        this.audit = new EditAudit(database, config.editLocks().auditRetention());
         this.articles = new Articles(this);
         objects.protectClass(ARTICLE_CLASS, "edit lock service (a session's editLocks())", null);
         objects.engineStore("turnstile").defineClass(ARTICLE_CLASS, c -> c.string("ArticleType", 32)

@@ -1,6 +1,5 @@
 package dev.turnstile.engine.retry;
 
-import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.dispenser.DispenserConfig;
@@ -9,6 +8,7 @@ import dev.turnstile.api.retry.RetryMetrics;
 import dev.turnstile.api.retry.RetryPolicies;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.spi.HostTransactions;
 import io.github.resilience4j.core.IntervalFunction;
 import org.slf4j.Logger;
@@ -49,7 +49,7 @@ public final class DefaultRetryPolicies implements RetryPolicies {
             .retryCodes(EnumSet.of(ExceptionCode.E_OBJECT_MODIFIED, ExceptionCode.E_OBJECT_LOCKED,
                     ExceptionCode.E_DATABASE_UNAVAILABLE)).build();
 
-    public static final String TREE_LOCK = EngineConfig.DEFAULT_TREE_LOCK_RETRY_POLICY;
+    public static final String TREE_LOCK = TreeLocksConfig.DEFAULT_RETRY_POLICY;
     /** Tree lock waiters across processes: short waits at first, then every 50 ms at most. */
     public static final RetryPolicyConfig TREE_LOCK_DEFAULTS = RetryPolicyConfig.builder().maxAttempts(1_000_000)
             .waitDuration(Duration.ofMillis(1)).enableExponentialBackoff(true).exponentialBackoffMultiplier(2)

@@ -54,9 +54,9 @@ public final class TreeLockService {
     public TreeLockService(Database database, DefaultRetryPolicies policies, EngineConfig config) {
         this.database = database;
         this.store = new TreeLockStore(database);
-        this.lease = config.treeLockLease();
+        this.lease = config.treeLocks().lease();
         this.policies = policies;
-        this.policy = config.treeLockRetryPolicy();
+        this.policy = config.treeLocks().retryPolicy();
         this.waiters = new WakeUps(database.waiting(), NodeKeys::topic);
         // Releases in other processes wake this one's waiters at once where the database can say so.
         database.notifications().listen(TreeLockStore.CHANNEL, note -> {

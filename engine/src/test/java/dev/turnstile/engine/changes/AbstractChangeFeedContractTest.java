@@ -15,6 +15,7 @@ import dev.turnstile.api.changes.ChangeDispatcher;
 import dev.turnstile.api.changes.ChangeFeed;
 import dev.turnstile.api.changes.ChangeFilter;
 import dev.turnstile.api.changes.ChangeKind;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.ClientLag;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatchReport;
@@ -71,7 +72,7 @@ public abstract class AbstractChangeFeedContractTest {
     @BeforeAll
     void open() throws java.sql.SQLException {
         database = TestDatabases.ownDatabase(config(), "ts_feed_contract");
-        engine = ContentEngine.open(EngineConfig.from(database).clock(clock).changesEnabled(true).build());
+        engine = ContentEngine.open(EngineConfig.from(database).clock(clock).changes(ChangesConfig.of(true)).build());
         feed = engine.changes();
         alice = engine.session("alice").objectStore();
         bob = engine.session("bob").objectStore();

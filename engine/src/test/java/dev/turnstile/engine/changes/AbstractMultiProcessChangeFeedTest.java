@@ -10,6 +10,7 @@ import dev.turnstile.api.changes.ChangeDispatcher;
 import dev.turnstile.api.changes.ChangeFeed;
 import dev.turnstile.api.changes.ChangeFilter;
 import dev.turnstile.api.changes.ChangeKind;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatcherConfig;
 import dev.turnstile.api.changes.QueuedChange;
@@ -63,7 +64,7 @@ public abstract class AbstractMultiProcessChangeFeedTest {
 
     @BeforeAll
     void open() {
-        engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).changesEnabled(true).build());
+        engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).changes(ChangesConfig.of(true)).build());
         feed = engine.changes();
         alice = engine.session("alice").objectStore();
         bob = engine.session("bob").objectStore();

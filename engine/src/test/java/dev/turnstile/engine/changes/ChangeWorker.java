@@ -3,6 +3,7 @@ package dev.turnstile.engine.changes;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.changes.ChangeDispatcher;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DispatchReport;
 import dev.turnstile.api.changes.DispatcherConfig;
 
@@ -26,7 +27,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 public final class ChangeWorker {
     public static void main(String[] args) throws Exception {
         EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2]).maxPoolSize(3)
-                .changesEnabled(true).build();
+                .changes(ChangesConfig.of(true)).build();
         String pid = Long.toString(ProcessHandle.current().pid());
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
         try (ContentEngine engine = ContentEngine.open(config)) {

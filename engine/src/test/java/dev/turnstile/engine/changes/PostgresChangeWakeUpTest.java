@@ -6,6 +6,7 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeDispatcher;
 import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatcherConfig;
 import dev.turnstile.engine.ChildJvm;
@@ -40,7 +41,7 @@ class PostgresChangeWakeUpTest {
         String suffix = UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         String cls = "WakeDoc" + suffix;
         String client = "wake-up-" + suffix;
-        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(pg).changesEnabled(true).build())) {
+        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(pg).changes(ChangesConfig.of(true)).build())) {
             engine.session("parent").objectStore().defineClass(cls, c -> c.string("Title"));
             engine.changes().registerClient(client, ChangeFilter.classes(cls), DeliveryMode.CALLBACK);
             try (ChildJvm writer = ChildJvm.start(ChangeWorker.class, pg.jdbcUrl(), pg.username(), pg.password(), "save", cls)) {
@@ -76,7 +77,7 @@ class PostgresChangeWakeUpTest {
     @Test
     void aChange_sendsANote_onlyWhileADispatcherInAnotherProcessWaits() throws Exception {
         String name = "ts_changes_" + UUID.randomUUID().toString().substring(0, 8);
-        EngineConfig db = EngineConfig.from(TestDatabases.newDatabase(TestDatabases.postgres(), name)).changesEnabled(true).build();
+        EngineConfig db = EngineConfig.from(TestDatabases.newDatabase(TestDatabases.postgres(), name)).changes(ChangesConfig.of(true)).build();
         try (ContentEngine writing = ContentEngine.open(db);
              ContentEngine dispatching = ContentEngine.open(db);
              Connection listening = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {

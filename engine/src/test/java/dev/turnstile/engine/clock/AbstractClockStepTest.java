@@ -8,11 +8,13 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.changes.DispatchReport;
 import dev.turnstile.api.changes.DispatcherConfig;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.ChildJvm;
 import org.junit.jupiter.api.AfterAll;
@@ -57,8 +59,8 @@ public abstract class AbstractClockStepTest {
     @BeforeAll
     void open() {
         assertThat(LIBFAKETIME).as("libfaketime (apt-get install faketime)").exists();
-        engine = ContentEngine.open(EngineConfig.from(config()).treeLockLease(Duration.ofMinutes(5))
-                .changesEnabled(true).build());
+        engine = ContentEngine.open(EngineConfig.from(config()).treeLocks(TreeLocksConfig.builder().lease(Duration.ofMinutes(5)).build())
+                .changes(ChangesConfig.of(true)).build());
         os = engine.session("here").objectStore();
         cls = "Stepped" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
         os.defineClass(cls, c -> c.integer32("N"));

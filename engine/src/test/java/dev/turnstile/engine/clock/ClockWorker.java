@@ -7,10 +7,12 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DispatchReport;
 import dev.turnstile.api.changes.DispatcherConfig;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.api.treelock.TreePath;
 
 import java.io.BufferedReader;
@@ -35,7 +37,7 @@ import java.util.UUID;
 public final class ClockWorker {
     public static void main(String[] args) throws Exception {
         EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2]).maxPoolSize(3)
-                .treeLockLease(Duration.ofMinutes(5)).changesEnabled(true).build();
+                .treeLocks(TreeLocksConfig.builder().lease(Duration.ofMinutes(5)).build()).changes(ChangesConfig.of(true)).build();
         long startWallMillis = System.currentTimeMillis();
         long startMonoNanos = System.nanoTime();
         BufferedReader in = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));

@@ -69,13 +69,13 @@ class EngineConfigFileTest {
     @org.junit.jupiter.params.provider.CsvSource(delimiter = '|', value = {
             "retry:\\n  instances:\\n    p:\\n      waitDuration: 36500d | retry.instances.p.waitDuration = \"36500d\": from 1ms to 1h",
             "database:\\n  maxPoolSize: 2147483647 | database.maxPoolSize = 2147483647 [Integer]: from 1 to 1,000",
-            "treeLocks:\\n  lease: 3000000d | treeLocks.lease = PT72000000H [Duration]: from 1s to 1d",
+            "treeLocks:\\n  lease: 3000000d | treeLocks.lease = \"3000000d\": from 1s to 1d",
             "treeLocks:\\n  lease: 99999999999999999999ms | treeLocks.lease = \"99999999999999999999ms\": must be a duration",
             "treeLocks:\\n  lease: 9999999999999999d | treeLocks.lease = \"9999999999999999d\": must be a duration",
-            "treeLocks:\\n  lease: PT2562047788015215H | treeLocks.lease = PT2562047788015215H [Duration]: from 1s to 1d",
+            "treeLocks:\\n  lease: PT2562047788015215H | treeLocks.lease = \"PT2562047788015215H\": from 1s to 1d",
             "retry:\\n  instances:\\n    p:\\n      maxTotalWait: 3650d | retry.instances.p.maxTotalWait = \"3650d\": from 0s to 7d",
             "database:\\n  connectionTimeout: 1d | database.connectionTimeout = PT24H [Duration]: from 250ms to 10m",
-            "locks:\\n  handOver: 2m | locks.handOver = PT2M [Duration]: from 0s to 1m",
+            "locks:\\n  handOver: 2m | locks.handOver = \"2m\": from 0s to 1m",
             "locks:\\n  handOver: -5ms | locks.handOver = \"-5ms\": must be a duration"})
     void hugeNumbersAndDurations_areRefusedWithTheirRange_neverACrash(String yaml, String expected) throws IOException {
         Path file = write(yaml.replace("\\n", "\n"));
@@ -143,22 +143,22 @@ class EngineConfigFileTest {
         assertThat(reference.maxPoolSize()).isEqualTo(defaults.maxPoolSize());
         assertThat(reference.connectionTimeout()).isEqualTo(defaults.connectionTimeout());
         assertThat(reference.migrate()).isEqualTo(defaults.migrate());
-        assertThat(reference.lockBreakerRole()).isEqualTo(defaults.lockBreakerRole());
-        assertThat(reference.lockHandOver()).isEqualTo(defaults.lockHandOver()).isEqualTo(Duration.ofMillis(5));
-        assertThat(reference.retryPolicies()).isEqualTo(defaults.retryPolicies());
-        assertThat(reference.dispenserAdminRole()).isEqualTo(defaults.dispenserAdminRole());
+        assertThat(reference.locks().breakerRole()).isEqualTo(defaults.locks().breakerRole());
+        assertThat(reference.locks().handOver()).isEqualTo(defaults.locks().handOver()).isEqualTo(Duration.ofMillis(5));
+        assertThat(reference.retry().policies()).isEqualTo(defaults.retry().policies());
+        assertThat(reference.dispensers().adminRole()).isEqualTo(defaults.dispensers().adminRole());
         assertThat(reference.dispensers()).isEqualTo(defaults.dispensers());
-        assertThat(reference.treeLockLease()).isEqualTo(defaults.treeLockLease());
-        assertThat(reference.treeLockRetryPolicy()).isEqualTo(defaults.treeLockRetryPolicy());
-        assertThat(reference.changesEnabled()).isEqualTo(defaults.changesEnabled()).isFalse();
-        assertThat(reference.editLockTypes()).isEqualTo(defaults.editLockTypes());
+        assertThat(reference.treeLocks().lease()).isEqualTo(defaults.treeLocks().lease());
+        assertThat(reference.treeLocks().retryPolicy()).isEqualTo(defaults.treeLocks().retryPolicy());
+        assertThat(reference.changes().enabled()).isEqualTo(defaults.changes().enabled()).isFalse();
+        assertThat(reference.editLocks().types()).isEqualTo(defaults.editLocks().types());
     }
 
     @Test
     void editLocksSection_readsThePapersKeys_andNamesBadValues() throws IOException {
         EngineConfig config = EngineConfigFile.read(write("editLocks:\n  types:\n    wiki:\n      heartbeat: 120000\n"
                 + "      timeout: 3600000\n      isMinimum: 1\n      htmlTags: \"p；pre\"\n      maxLocksPerUser: 5\n"));
-        assertThat(config.editLockTypes().get("wiki")).isEqualTo(new dev.turnstile.api.editlock.EditLockConfig(Duration.ofMinutes(2),
+        assertThat(config.editLocks().types().get("wiki")).isEqualTo(new dev.turnstile.api.editlock.EditLockConfig(Duration.ofMinutes(2),
                 Duration.ofHours(1), true, java.util.List.of("p", "pre"), 5));
         Path bad = write("editLocks:\n  types:\n    wiki:\n      isMinimum: 2\n");
         assertThatThrownBy(() -> EngineConfigFile.read(bad)).hasMessage("E_CONFIG_INVALID: " + bad
@@ -172,7 +172,7 @@ class EngineConfigFileTest {
 
     @Test
     void changesSection_readsEnabled_andNamesABadValue() throws IOException {
-        assertThat(EngineConfigFile.read(write("changes:\n  enabled: true\n")).changesEnabled()).isTrue();
+        assertThat(EngineConfigFile.read(write("changes:\n  enabled: true\n")).changes().enabled()).isTrue();
         Path bad = write("changes:\n  enabled: maybe\n");
         assertThatThrownBy(() -> EngineConfigFile.read(bad)).hasMessage("E_CONFIG_INVALID: " + bad
                 + ":2: changes.enabled = \"maybe\": must be true or false");
@@ -192,11 +192,11 @@ class EngineConfigFileTest {
     @Test
     void treeLocksSection_readsEveryKey_andNamesBadValues() throws IOException {
         EngineConfig config = EngineConfigFile.read(write("treeLocks:\n  lease: 2m\n  retryPolicy: patient\n"));
-        assertThat(config.treeLockLease()).isEqualTo(Duration.ofMinutes(2));
-        assertThat(config.treeLockRetryPolicy()).isEqualTo("patient");
+        assertThat(config.treeLocks().lease()).isEqualTo(Duration.ofMinutes(2));
+        assertThat(config.treeLocks().retryPolicy()).isEqualTo("patient");
         Path shortLease = write("treeLocks:\n  lease: 10ms\n");
         assertThatThrownBy(() -> EngineConfigFile.read(shortLease)).hasMessage("E_CONFIG_INVALID: " + shortLease
-                + ":2: treeLocks.lease = PT0.01S [Duration]: from 1s to 1d");
+                + ":2: treeLocks.lease = \"10ms\": from 1s to 1d");
         Path badLease = write("treeLocks:\n  lease: forever\n");
         assertThatThrownBy(() -> EngineConfigFile.read(badLease)).hasMessage("E_CONFIG_INVALID: " + badLease
                 + ":2: treeLocks.lease = \"forever\": must be a duration such as 500ms, 10s, 1m or PT10S");
@@ -226,8 +226,8 @@ class EngineConfigFileTest {
                       requestKeyRetention: 2h
                 """);
         EngineConfig config = EngineConfigFile.read(file);
-        assertThat(config.dispenserAdminRole()).isEqualTo("numbering-admin");
-        var invoice = config.dispensers().get("invoice");
+        assertThat(config.dispensers().adminRole()).isEqualTo("numbering-admin");
+        var invoice = config.dispensers().series().get("invoice");
         assertThat(invoice.strategy()).isEqualTo(dev.turnstile.api.dispenser.DispenserStrategy.PESSIMISTIC);
         assertThat(invoice.start()).isEqualTo(1000);
         assertThat(invoice.format()).isEqualTo("INV-{yyyy}-{seq:6}");

@@ -37,7 +37,7 @@ class HostileConfigFileTest {
         Path asWritten = write("turnstile.yaml", "database:\n  url: jdbc:h2:mem:x\n  username: 0123\nlocks:\n  breakerRole: on\n");
         EngineConfig read = EngineConfigFile.read(asWritten);
         assertThat(read.username()).isEqualTo("0123");
-        assertThat(read.lockBreakerRole()).isEqualTo("on");
+        assertThat(read.locks().breakerRole()).isEqualTo("on");
         Path number = write("turnstile.yaml", "database:\n  url: jdbc:h2:mem:x\n  username: 1e3\n");
         assertThatThrownBy(() -> EngineConfigFile.read(number)).hasMessage("E_CONFIG_INVALID: " + number
                 + ":3: database.username = \"1000.0\": must be text, and YAML reads this unquoted value as the number 1000.0: put it in quotes");
@@ -47,7 +47,7 @@ class HostileConfigFileTest {
         Path quoted = write("turnstile.yaml", "database:\n  url: jdbc:h2:mem:x\n  username: \"1e3\"\nlocks:\n  breakerRole: 'true'\n");
         EngineConfig config = EngineConfigFile.read(quoted);
         assertThat(config.username()).isEqualTo("1e3");
-        assertThat(config.lockBreakerRole()).isEqualTo("true");
+        assertThat(config.locks().breakerRole()).isEqualTo("true");
     }
 
     @Test

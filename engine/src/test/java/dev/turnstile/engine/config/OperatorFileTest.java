@@ -3,8 +3,12 @@ package dev.turnstile.engine.config;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.LockConfig;
 import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.api.treelock.TreeLocksConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -101,9 +105,12 @@ class OperatorFileTest {
         assertThatThrownBy(() -> RetryPolicyConfig.builder().waitDuration(null))
                 .hasMessage("E_BAD_VALUE: Bad value for waitDuration: null (from 1ms to 1h)");
         assertThatThrownBy(() -> EngineConfig.builder().username(null)).hasMessage("E_CONFIG_INVALID: builder: database.username = null: must be set");
-        assertThatThrownBy(() -> EngineConfig.builder().dispenser("invoice", null))
-                .hasMessage("E_CONFIG_INVALID: builder: dispensers.series.invoice = null: must be set");
-        assertThatThrownBy(() -> EngineConfig.builder().retryPolicies(null)).hasMessage("E_CONFIG_INVALID: builder: retry.instances = null: must be set");
+        assertThatThrownBy(() -> EngineConfig.builder().treeLocks(null)).hasMessage("E_CONFIG_INVALID: builder: treeLocks = null: must be set");
+        assertThatThrownBy(() -> DispensersConfig.builder().series("invoice", null))
+                .hasMessage("E_BAD_VALUE: Bad value for dispensers.series.invoice: null (must be set)");
+        assertThatThrownBy(() -> RetryPoliciesConfig.of(null)).hasMessage("E_BAD_VALUE: Bad value for retry.instances: null (must be set)");
+        assertThatThrownBy(() -> TreeLocksConfig.builder().lease(null)).hasMessage("E_BAD_VALUE: Bad value for treeLocks.lease: null (from 1s to 1d)");
+        assertThatThrownBy(() -> LockConfig.builder().breakerRole(" ")).hasMessage("E_BAD_VALUE: Bad value for locks.breakerRole: \" \" (must be a role name)");
         assertThatThrownBy(() -> new dev.turnstile.api.PropertyDefinition("Title", null, false, null, 10))
                 .hasMessage("E_BAD_VALUE: Bad value for type of Title: null (must be set)");
     }

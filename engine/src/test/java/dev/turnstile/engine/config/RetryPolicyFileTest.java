@@ -50,7 +50,7 @@ class RetryPolicyFileTest {
                       maxTotalWait: 1m
                     plain: {}
                 """);
-        Map<String, RetryPolicyConfig> policies = EngineConfigFile.read(file).retryPolicies();
+        Map<String, RetryPolicyConfig> policies = EngineConfigFile.read(file).retry().policies();
         assertThat(policies.keySet()).containsExactlyInAnyOrder("locks", "plain", "default");
         RetryPolicyConfig locks = policies.get("locks");
         assertThat(locks.maxAttempts()).isEqualTo(5);
@@ -77,7 +77,7 @@ class RetryPolicyFileTest {
                 resilience4j.retry.instances.dispenser.ignoreExceptions=java.lang.IllegalArgumentException
                 """);
         Path file = write("turnstile.yaml", "retry:\n  policyFile: policies.properties\n");
-        RetryPolicyConfig dispenser = EngineConfigFile.read(file).retryPolicies().get("dispenser");
+        RetryPolicyConfig dispenser = EngineConfigFile.read(file).retry().policies().get("dispenser");
         assertThat(dispenser.maxAttempts()).isEqualTo(7);
         assertThat(dispenser.waitDuration()).isEqualTo(Duration.ofMillis(20));
         assertThat(dispenser.retryCodes()).containsExactlyInAnyOrder(ExceptionCode.E_OBJECT_MODIFIED, ExceptionCode.E_OBJECT_LOCKED);
@@ -88,7 +88,7 @@ class RetryPolicyFileTest {
     void separateYamlFile_andThePolicyDefinedTwiceIsAnError() throws IOException {
         Path policies = write("policies.yaml", "instances:\n  locks:\n    maxAttempts: 9\n");
         Path ok = write("turnstile.yaml", "retry:\n  policyFile: policies.yaml\n");
-        assertThat(EngineConfigFile.read(ok).retryPolicies().get("locks").maxAttempts()).isEqualTo(9);
+        assertThat(EngineConfigFile.read(ok).retry().policies().get("locks").maxAttempts()).isEqualTo(9);
 
         Path twice = write("twice.yaml", "retry:\n  policyFile: policies.yaml\n  instances:\n    locks:\n      maxAttempts: 2\n");
         assertThatThrownBy(() -> EngineConfigFile.read(twice))
@@ -113,7 +113,7 @@ class RetryPolicyFileTest {
                   instances:
                     r: {baseConfig: patient}
                 """);
-        Map<String, RetryPolicyConfig> policies = EngineConfigFile.read(file).retryPolicies();
+        Map<String, RetryPolicyConfig> policies = EngineConfigFile.read(file).retry().policies();
         assertThat(policies.get("p").maxAttempts()).as("the policy file's instance, on turnstile.yaml's default").isEqualTo(7);
         assertThat(policies.get("p").waitDuration()).isEqualTo(Duration.ofMillis(10));
         assertThat(policies.get("q").waitDuration()).as("a base from turnstile.yaml").isEqualTo(Duration.ofSeconds(2));
@@ -173,9 +173,9 @@ class RetryPolicyFileTest {
     @Test
     void lockBreakerRole_isConfigurable() throws IOException {
         Path file = write("turnstile.yaml", "locks:\n  breakerRole: ecm-admin\n");
-        assertThat(EngineConfigFile.read(file).lockBreakerRole()).isEqualTo("ecm-admin");
-        assertThat(EngineConfig.ofDefaults().lockBreakerRole()).isEqualTo("lock-breaker");
-        assertThat(EngineConfig.ofDefaults().retryPolicies()).isEmpty();
+        assertThat(EngineConfigFile.read(file).locks().breakerRole()).isEqualTo("ecm-admin");
+        assertThat(EngineConfig.ofDefaults().locks().breakerRole()).isEqualTo("lock-breaker");
+        assertThat(EngineConfig.ofDefaults().retry().policies()).isEmpty();
         assertThat(RetryPolicyConfig.ofDefaults().effectiveRetryCodes())
                 .isEqualTo(Set.of(ExceptionCode.E_OBJECT_MODIFIED, ExceptionCode.E_OBJECT_LOCKED));
     }

@@ -3,6 +3,7 @@ package dev.turnstile.engine.db;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.dispenser.RegisterReport;
 import dev.turnstile.engine.LogCapture;
 import dev.turnstile.engine.TestDatabases;
@@ -139,7 +140,7 @@ class MigrationsTest {
         restore(old, vendor);
         EngineConfig fresh = newDatabase(vendor, "new");
         try (LogCapture all = new LogCapture(org.slf4j.Logger.ROOT_LOGGER_NAME)) {
-            try (ContentEngine engine = ContentEngine.open(EngineConfig.from(old).changesEnabled(true).build())) {
+            try (ContentEngine engine = ContentEngine.open(EngineConfig.from(old).changes(ChangesConfig.of(true)).build())) {
                 assertThat(engine.session("wf").dispensers().get("legacy").nextFormatted()).isEqualTo("L-0004");
                 RegisterReport report = engine.session("wf").dispensers().get("legacy").report();
                 assertThat(report.first()).isEqualTo(1);

@@ -5,6 +5,7 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
@@ -74,7 +75,7 @@ class SharedH2FileTest {
         EngineConfig config = EngineConfig.builder().jdbcUrl("jdbc:h2:file:" + file + ";AUTO_SERVER=TRUE").build();
         ProcessHandle server;
         try (ContentEngine engine = ContentEngine.open(config)) {
-            engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().create("gone",
+            engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers().create("gone",
                     DispenserConfig.builder().build());
             assertThat(engine.dispensers().get("gone").next()).isEqualTo(1);
             server = ProcessHandle.of(SharedH2File.serving(file).orElseThrow().pid()).orElseThrow();

@@ -13,11 +13,13 @@ import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.dispenser.Dispensers;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.dispenser.IssuedNumber;
 import dev.turnstile.api.dispenser.NumberBlock;
 import dev.turnstile.api.dispenser.NumberRange;
 import dev.turnstile.api.dispenser.RegisterReport;
 import dev.turnstile.api.dispenser.ResetPeriod;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.MutableClock;
 import org.junit.jupiter.api.AfterAll;
@@ -64,7 +66,7 @@ public abstract class AbstractDispenserContractTest {
     @BeforeAll
     void open() {
         engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).build());
-        admin = engine.session("carol", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers();
+        admin = engine.session("carol", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers();
         clerk = engine.session("dave").dispensers();
     }
 
@@ -120,8 +122,8 @@ public abstract class AbstractDispenserContractTest {
         int lostRaces = strategy == DispenserStrategy.COMBINING ? OptimisticBlocks.LOST_RACES : FirstWriterWins.LOST_RACES;
         RetryPolicyConfig tight = RetryPolicyConfig.builder().maxAttempts(lostRaces + 1).waitDuration(Duration.ofMillis(1))
                 .build();
-        try (ContentEngine a = ContentEngine.open(EngineConfig.from(config()).clock(clock).retryPolicy("tight", tight).build());
-             ContentEngine b = ContentEngine.open(EngineConfig.from(config()).clock(clock).retryPolicy("tight", tight).build())) {
+        try (ContentEngine a = ContentEngine.open(EngineConfig.from(config()).clock(clock).retry(RetryPoliciesConfig.builder().policy("tight", tight).build()).build());
+             ContentEngine b = ContentEngine.open(EngineConfig.from(config()).clock(clock).retry(RetryPoliciesConfig.builder().policy("tight", tight).build()).build())) {
             String name = name("fair");
             admin.create(name, DispenserConfig.ofDefaults());
             int each = 150;
@@ -216,7 +218,7 @@ public abstract class AbstractDispenserContractTest {
     void openingAgainWithConfiguredSeries_writesNothing_andLogsNothingAtWarn() {
         String name = name("configured");
         DispenserConfig series = DispenserConfig.builder().format("C-{seq:4}").build();
-        EngineConfig configured = EngineConfig.from(config()).clock(clock).dispenser(name, series).build();
+        EngineConfig configured = EngineConfig.from(config()).clock(clock).dispensers(DispensersConfig.builder().series(name, series).build()).build();
         try (ContentEngine first = ContentEngine.open(configured)) {
             assertThat(first.session("c").dispensers().get(name).next()).isEqualTo(1);
         }
@@ -456,7 +458,7 @@ public abstract class AbstractDispenserContractTest {
         assertThat(asClerk.next()).isEqualTo(1);
         UUID id = DispenserServices.idOf(d.name());
         ObjectStore dave = engine.session("dave").objectStore();
-        ObjectStore carol = engine.session("carol", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).objectStore();
+        ObjectStore carol = engine.session("carol", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).objectStore();
 
         EngineRuntimeException read = failure(() -> dave.fetchCustomObject(Dispenser.CLASS_NAME, id, PropertyFilter.ALL));
         assertThat(read).hasMessage("E_ACCESS_DENIED: dave may not read Dispenser {" + id + "}: reading objects of the"
@@ -523,7 +525,7 @@ public abstract class AbstractDispenserContractTest {
     void cooperativeLockStrategy_makesAtMostItsPolicysAttempts_notTheirSquare() throws Exception {
         Dispenser d = create(DispenserConfig.ofDefaults());
         RetryPolicyConfig three = RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMillis(1)).build();
-        try (ContentEngine other = ContentEngine.open(EngineConfig.from(config()).clock(clock).retryPolicy("three", three).build());
+        try (ContentEngine other = ContentEngine.open(EngineConfig.from(config()).clock(clock).retry(RetryPoliciesConfig.builder().policy("three", three).build()).build());
              java.sql.Connection c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password())) {
             // A node that crashed holding the counter's cooperative lock, for an hour.
             try (java.sql.PreparedStatement hold = c.prepareStatement("UPDATE ts_object SET lock_holder = 'crashed-node',"

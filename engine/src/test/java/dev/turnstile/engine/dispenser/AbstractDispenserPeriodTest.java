@@ -7,6 +7,7 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.dispenser.ResetPeriod;
 import dev.turnstile.engine.MutableClock;
 import dev.turnstile.engine.TestDatabases;
@@ -53,7 +54,7 @@ public abstract class AbstractDispenserPeriodTest {
     }
 
     private static Dispenser create(ContentEngine engine, String name, DispenserConfig config) {
-        return engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().create(name, config);
+        return engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers().create(name, config);
     }
 
     /**

@@ -4,6 +4,7 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
@@ -63,7 +64,7 @@ public abstract class AbstractMultiProcessDispenserTest {
 
     private String newDispenser() {
         String name = "mp-" + UUID.randomUUID().toString().substring(0, 8);
-        engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers()
+        engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers()
                 .create(name, DispenserConfig.ofDefaults());
         return name;
     }
@@ -108,7 +109,7 @@ public abstract class AbstractMultiProcessDispenserTest {
         for (int round = 0; round < rounds; round++) {
             String name = newDispenser();
             List<Long> all = takeInProcesses(name, "FIRST_WRITER_WINS+unlucky", 2, 8, 1000);
-            long counter = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().get(name).current();
+            long counter = engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers().get(name).current();
             int r = round;
             assertThat(all).as(() -> "round " + r + ": no duplicate" + TestDatabases.serverLog(config())).doesNotHaveDuplicates().hasSize(2000);
             assertThat(counter).as("round %d: the counter agrees", round).isEqualTo(2000);

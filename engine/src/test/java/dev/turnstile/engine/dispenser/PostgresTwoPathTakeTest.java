@@ -4,6 +4,7 @@ import tools.jackson.databind.ObjectMapper;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.dispenser.NumberBlock;
 import dev.turnstile.api.dispenser.ResetPeriod;
 import dev.turnstile.engine.EngineInternals;
@@ -95,7 +96,7 @@ class PostgresTwoPathTakeTest {
         String fastName = "fast-" + suffix;
         String genericName = "generic-" + suffix;
         DispenserConfig config = DispenserConfig.builder().reset(c.reset()).start(c.start()).register(c.register()).build();
-        var admin = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers();
+        var admin = engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers();
         admin.create(fastName, config);
         admin.create(genericName, config);
         UUID fast = DispenserServices.idOf(fastName);

@@ -10,6 +10,7 @@ import dev.turnstile.api.editlock.EditLock;
 import dev.turnstile.api.editlock.EditLockConfig;
 import dev.turnstile.api.editlock.EditLockResult;
 import dev.turnstile.api.editlock.EditLocks;
+import dev.turnstile.api.editlock.EditLocksConfig;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.editlock.EditStatus;
 import dev.turnstile.api.editlock.Paragraph;
@@ -59,7 +60,7 @@ public abstract class AbstractEditLockContractTest {
     @BeforeAll
     void open() {
         engine = ContentEngine.open(EngineConfig.from(config()).clock(clock)
-                .editLockType(WIKI, new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 3))
+                .editLocks(EditLocksConfig.builder().type(WIKI, new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 3)).build())
                 .build());
         locks = engine.editLocks();
     }
@@ -113,7 +114,7 @@ public abstract class AbstractEditLockContractTest {
     @Test
     void auditRowsPastTheRetention_goInTheSweep_newerOnesStay() {
         as(editorA).tryLock(article);
-        clock.advance(EngineConfig.DEFAULT_EDIT_AUDIT_RETENTION.plusDays(1));
+        clock.advance(EditLocksConfig.DEFAULT_AUDIT_RETENTION.plusDays(1));
         as(editorB).tryLock(article);
         ((DefaultEditLocks) locks).service().sweepAudit(); // B's acquire may have swept already (one in 64): then this finds nothing
         assertThat(locks.audit(article.resourceId(), 10)).as("only the row within the retention is left")

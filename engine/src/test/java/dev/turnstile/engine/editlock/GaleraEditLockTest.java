@@ -7,6 +7,7 @@ import dev.turnstile.api.editlock.Article;
 import dev.turnstile.api.editlock.EditLock;
 import dev.turnstile.api.editlock.EditLockConfig;
 import dev.turnstile.api.editlock.EditLockResult;
+import dev.turnstile.api.editlock.EditLocksConfig;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterAll;
@@ -61,7 +62,7 @@ class GaleraEditLockTest {
 
     private static EngineConfig config(int node) {
         return EngineConfig.from(TestDatabases.galera(node))
-                .editLockType(WIKI, new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p"), 3))
+                .editLocks(EditLocksConfig.builder().type(WIKI, new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p"), 3)).build())
                 .build();
     }
 

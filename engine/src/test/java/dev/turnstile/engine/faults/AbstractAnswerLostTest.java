@@ -10,9 +10,11 @@ import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.dispenser.IssuedNumber;
 import dev.turnstile.api.dispenser.NumberBlock;
 import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.api.treelock.TreeLockHandle;
@@ -79,9 +81,9 @@ abstract class AbstractAnswerLostTest {
     }
 
     private static EngineConfig.Builder withOutagePolicy(EngineConfig config) {
-        return EngineConfig.from(config).retryPolicy(THROUGH_OUTAGES, RetryPolicyConfig.builder().maxAttempts(1_000)
+        return EngineConfig.from(config).retry(RetryPoliciesConfig.builder().policy(THROUGH_OUTAGES, RetryPolicyConfig.builder().maxAttempts(1_000)
                 .waitDuration(Duration.ofMillis(20)).maxTotalWait(LONG).retryCodes(EnumSet.of(ExceptionCode.E_OBJECT_MODIFIED,
-                        ExceptionCode.E_OBJECT_LOCKED, ExceptionCode.E_DATABASE_UNAVAILABLE)).build());
+                        ExceptionCode.E_OBJECT_LOCKED, ExceptionCode.E_DATABASE_UNAVAILABLE)).build()).build());
     }
 
     @AfterEach
@@ -249,7 +251,7 @@ abstract class AbstractAnswerLostTest {
     @EnumSource(DispenserStrategy.class)
     void numbersWhoseCommitsAnswerWasLost_areNeverIssuedAgain(DispenserStrategy strategy) throws Exception {
         String name = "lost-" + strategy.name().toLowerCase().replace('_', '-') + "-" + UUID.randomUUID().toString().substring(0, 6);
-        var admin = direct.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers();
+        var admin = direct.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers();
         admin.create(name, DispenserConfig.builder().register(true).build());
         DispenserConfig config = DispenserConfig.builder().strategy(strategy).retryPolicy(THROUGH_OUTAGES).build();
         Dispenser elsewhere = direct.session("elsewhere").dispensers().get(name, config);
@@ -280,7 +282,7 @@ abstract class AbstractAnswerLostTest {
     @Test
     void aKeyedRequestWhoseAnswerWasLost_getsItsOwnNumbersOnItsRetry() throws Exception {
         String name = "lost-keyed-" + UUID.randomUUID().toString().substring(0, 6);
-        direct.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers()
+        direct.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers()
                 .create(name, DispenserConfig.builder().register(true).build());
         DispenserConfig config = DispenserConfig.builder().retryPolicy(THROUGH_OUTAGES).build();
         Dispenser cut = throughProxy.session("cut").dispensers().get(name, config);

@@ -7,8 +7,10 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeFilter;
 import dev.turnstile.api.changes.ChangeKind;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
@@ -72,8 +74,8 @@ abstract class AbstractDatabaseRestartTest {
         String documents = "RestartInvoice" + tag;
         String lockClass = "RestartLock" + tag;
         UUID lockId;
-        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config()).changesEnabled(true).build())) {
-            var admin = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE));
+        try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config()).changes(ChangesConfig.of(true)).build())) {
+            var admin = engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE));
             for (String name : List.of(keyed, plain, creating)) {
                 admin.dispensers().create(name, DispenserConfig.builder().register(true).build());
             }

@@ -3,6 +3,7 @@ package dev.turnstile.engine.faults;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.AfterEach;
@@ -114,7 +115,7 @@ class H2ServingProcessKilledTest {
 
     private void startThree() throws Exception {
         try (ContentEngine engine = ContentEngine.open(config)) {
-            var admin = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE));
+            var admin = engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE));
             for (String d : List.of("keyed", "plain", "creating")) {
                 admin.dispensers().create(d, DispenserConfig.builder().build());
             }

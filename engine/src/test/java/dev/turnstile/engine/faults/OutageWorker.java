@@ -10,12 +10,14 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeDispatcher;
 import dev.turnstile.api.changes.ChangeFeed;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DispatcherConfig;
 import dev.turnstile.api.changes.QueuedChange;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.api.treelock.TreeLockHandle;
@@ -69,12 +71,12 @@ public final class OutageWorker {
         stop.set(false); // a reused JVM runs workers one after another (ChildJvm)
         Set<String> workloads = Set.of(args[11].split(","));
         EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2]).maxPoolSize(8)
-                .changesEnabled(workloads.contains("feed"))
+                .changes(ChangesConfig.of(workloads.contains("feed")))
                 .connectionTimeout(Duration.ofSeconds(2))
-                .retryPolicy("outage", RetryPolicyConfig.builder().maxAttempts(1_000_000).waitDuration(Duration.ofMillis(5))
+                .retry(RetryPoliciesConfig.builder().policy("outage", RetryPolicyConfig.builder().maxAttempts(1_000_000).waitDuration(Duration.ofMillis(5))
                         .enableRandomizedWait(true).randomizedWaitFactor(0.8).maxTotalWait(Duration.ofSeconds(60))
                         .retryCodes(EnumSet.of(ExceptionCode.E_OBJECT_LOCKED, ExceptionCode.E_OBJECT_MODIFIED,
-                                ExceptionCode.E_DATABASE_UNAVAILABLE)).build())
+                                ExceptionCode.E_DATABASE_UNAVAILABLE)).build()).build())
                 .build();
         String pid = Long.toString(ProcessHandle.current().pid());
         Path logs = Path.of(args[10]);

@@ -3,6 +3,7 @@ package dev.turnstile.engine.faults;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.LogCapture;
 import dev.turnstile.engine.TestDatabases;
@@ -76,7 +77,7 @@ class PostgresAsyncFailoverIT {
         String keyed = "ak-" + tag;
         String plain = "ap-" + tag;
         try (ContentEngine engine = ContentEngine.open(config)) {
-            var admin = engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE));
+            var admin = engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE));
             for (String name : List.of(keyed, plain)) {
                 admin.dispensers().create(name, DispenserConfig.builder().register(true).build());
             }

@@ -12,6 +12,7 @@ import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockRequest;
@@ -89,7 +90,7 @@ public abstract class AbstractHostTransactionTest {
 
     private Dispenser dispenser(DispenserStrategy strategy) {
         String name = "host-" + strategy.name().toLowerCase(Locale.ROOT) + "-" + UUID.randomUUID().toString().substring(0, 8);
-        engine.session("admin", Set.of(EngineConfig.DEFAULT_DISPENSER_ADMIN_ROLE)).dispensers().create(name, DispenserConfig.builder().build());
+        engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers().create(name, DispenserConfig.builder().build());
         return engine.session("clerk").dispensers().get(name, DispenserConfig.builder().strategy(strategy).build());
     }
 

@@ -4,6 +4,7 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.changes.ChangeFilter;
+import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.changes.DeliveryMode;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.treelock.TreeLockHandle;
@@ -34,7 +35,7 @@ public abstract class AbstractExactKeysTest {
 
     @BeforeAll
     void open() {
-        engine = ContentEngine.open(EngineConfig.from(config()).changesEnabled(true).build());
+        engine = ContentEngine.open(EngineConfig.from(config()).changes(ChangesConfig.of(true)).build());
     }
 
     @AfterAll

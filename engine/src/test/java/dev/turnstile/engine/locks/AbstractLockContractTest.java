@@ -7,11 +7,13 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.IndependentObject;
+import dev.turnstile.api.LockConfig;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.retry.Locking;
 import dev.turnstile.api.retry.RetryMetrics;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.MutableClock;
@@ -70,15 +72,16 @@ public abstract class AbstractLockContractTest {
     @BeforeAll
     void open() {
         engine = ContentEngine.open(EngineConfig.from(config()).clock(clock)
-                .retryPolicy(SLOW_POLL, RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
-                .retryPolicy(ONCE, RetryPolicyConfig.builder().maxAttempts(1).build())
-                .retryPolicy("fuzz", RetryPolicyConfig.builder().maxAttempts(100_000).waitDuration(Duration.ofMillis(1))
-                        .enableRandomizedWait(true).randomizedWaitFactor(0.9).build())
+                .retry(RetryPoliciesConfig.builder()
+                        .policy(SLOW_POLL, RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
+                        .policy(ONCE, RetryPolicyConfig.builder().maxAttempts(1).build())
+                        .policy("fuzz", RetryPolicyConfig.builder().maxAttempts(100_000).waitDuration(Duration.ofMillis(1))
+                                .enableRandomizedWait(true).randomizedWaitFactor(0.9).build()).build())
                 .build());
         new TurnstileMetrics(engine).bindTo(registry);
         alice = engine.session("alice").objectStore();
         bob = engine.session("bob").objectStore();
-        admin = engine.session("carol", Set.of(EngineConfig.DEFAULT_LOCK_BREAKER_ROLE)).objectStore();
+        admin = engine.session("carol", Set.of(LockConfig.DEFAULT_BREAKER_ROLE)).objectStore();
     }
 
     @AfterAll

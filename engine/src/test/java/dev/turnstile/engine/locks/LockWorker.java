@@ -5,6 +5,7 @@ import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 
@@ -27,8 +28,8 @@ import java.util.UUID;
 public final class LockWorker {
     public static void main(String[] args) throws Exception {
         EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2]).maxPoolSize(2)
-                .retryPolicy("race", RetryPolicyConfig.builder().maxAttempts(1_000_000).waitDuration(Duration.ofMillis(2))
-                        .enableRandomizedWait(true).randomizedWaitFactor(0.9).build())
+                .retry(RetryPoliciesConfig.builder().policy("race", RetryPolicyConfig.builder().maxAttempts(1_000_000).waitDuration(Duration.ofMillis(2))
+                        .enableRandomizedWait(true).randomizedWaitFactor(0.9).build()).build())
                 .build();
         String className = args[3];
         UUID id = UUID.fromString(args[4]);

@@ -3,9 +3,11 @@ package dev.turnstile.engine.locks;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.LockConfig;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.retry.Locking;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.ChildJvm;
@@ -47,7 +49,7 @@ class PostgresLockWakeUpTest {
     void anUnlockInAnotherProcess_wakesTheWaiterHere_beforeItsNextAttempt() throws Exception {
         EngineConfig pg = TestDatabases.postgres();
         EngineConfig config = EngineConfig.from(pg)
-                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
+                .retry(RetryPoliciesConfig.builder().policy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build()).build())
                 .build();
         String cls = "WakeUp" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         ExecutorService pool = Executors.newSingleThreadExecutor();
@@ -85,7 +87,7 @@ class PostgresLockWakeUpTest {
      */
     @Test
     void anUnlockSendsANote_onlyWhileAWaiterInAnotherProcessHasSaidItWaits() throws Exception {
-        onTwoEngines(EngineConfig.DEFAULT_LOCK_HAND_OVER, (db, releasing, waiting, listening, pool) -> {
+        onTwoEngines(LockConfig.DEFAULT_HAND_OVER, (db, releasing, waiting, listening, pool) -> {
             ObjectStore holder = releasing.session("holder").objectStore();
             CustomObject door = holder.createCustomObject("Door");
             door.save(RefreshMode.REFRESH);
@@ -175,7 +177,7 @@ class PostgresLockWakeUpTest {
      */
     @Test
     void aWaiterInAnotherProcessThatGotTheLock_takesBackItsWord_andUnlocksHereSendNoMoreNotes() throws Exception {
-        onTwoEngines(EngineConfig.DEFAULT_LOCK_HAND_OVER, (db, releasing, waiting, listening, pool) -> {
+        onTwoEngines(LockConfig.DEFAULT_HAND_OVER, (db, releasing, waiting, listening, pool) -> {
             ObjectStore holder = releasing.session("holder").objectStore();
             CustomObject door = aTurnTakenElsewhere(holder, waiting, pool);
             assertThat(TestDatabases.notesUntilMarker(db, listening, UNLOCKS)).as("the note that woke it")
@@ -297,8 +299,8 @@ class PostgresLockWakeUpTest {
     private static void onTwoEngines(Duration handOver, TwoEngines test) throws Exception {
         String name = "ts_unlock_" + UUID.randomUUID().toString().substring(0, 8);
         EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
-        EngineConfig config = EngineConfig.from(db).lockHandOver(handOver)
-                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
+        EngineConfig config = EngineConfig.from(db).locks(LockConfig.builder().handOver(handOver).build())
+                .retry(RetryPoliciesConfig.builder().policy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build()).build())
                 .build();
         ExecutorService pool = Executors.newFixedThreadPool(2);
         try (ContentEngine releasing = ContentEngine.open(config);
@@ -341,10 +343,10 @@ class PostgresLockWakeUpTest {
     private void handOverTo(int processes) throws Exception {
         String name = "ts_handover_" + UUID.randomUUID().toString().substring(0, 8);
         EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
-        EngineConfig config = EngineConfig.from(db).lockHandOver(Duration.ofMinutes(1))
-                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
+        EngineConfig config = EngineConfig.from(db).locks(LockConfig.builder().handOver(Duration.ofMinutes(1)).build())
+                .retry(RetryPoliciesConfig.builder().policy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build()).build())
                 // Each wake-up a waiter loses to another is an attempt; only a wake-up ends a wait sooner.
-                .retryPolicy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build())
+                .retry(RetryPoliciesConfig.builder().policy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build()).build())
                 .build();
         ExecutorService pool = Executors.newFixedThreadPool(processes + 2);
         List<ContentEngine> engines = new ArrayList<>();

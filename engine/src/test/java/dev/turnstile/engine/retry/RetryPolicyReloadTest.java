@@ -6,6 +6,7 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.retry.PolicyReload;
 import dev.turnstile.api.retry.RetryExhaustedException;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.LogCapture;
@@ -233,7 +234,7 @@ class RetryPolicyReloadTest {
             assertThatThrownBy(() -> engine.retryPolicies().reload())
                     .hasMessage("E_CONFIG_INVALID: builder: (file) = \"builder\": this engine was not opened from a file: nothing to reload");
         }
-        assertThatThrownBy(() -> ContentEngine.open(EngineConfig.builder().jdbcUrl("jdbc:h2:mem:x").retryReloadWatch(true).build()))
+        assertThatThrownBy(() -> ContentEngine.open(EngineConfig.builder().jdbcUrl("jdbc:h2:mem:x").retry(RetryPoliciesConfig.builder().reloadWatch(true).build()).build()))
                 .hasMessage("E_CONFIG_INVALID: builder: retry.reload = \"watch\": only an engine opened from a file can watch it");
     }
 

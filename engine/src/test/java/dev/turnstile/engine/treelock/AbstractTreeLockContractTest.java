@@ -10,6 +10,7 @@ import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockMode;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreeLocks;
+import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.MutableClock;
 import org.junit.jupiter.api.AfterAll;
@@ -55,7 +56,7 @@ public abstract class AbstractTreeLockContractTest {
 
     @BeforeAll
     void open() {
-        engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).treeLockLease(LEASE).build());
+        engine = ContentEngine.open(EngineConfig.from(config()).clock(clock).treeLocks(TreeLocksConfig.builder().lease(LEASE).build()).build());
         locks = engine.treeLocks();
     }
 

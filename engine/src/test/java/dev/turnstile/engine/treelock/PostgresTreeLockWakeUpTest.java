@@ -2,9 +2,11 @@ package dev.turnstile.engine.treelock;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
@@ -35,8 +37,8 @@ class PostgresTreeLockWakeUpTest {
     /** {@code pg} with a tree-lock policy that waits five minutes between attempts. */
     private static EngineConfig slowPoll(EngineConfig pg) {
         return EngineConfig.from(pg)
-                .retryPolicy("slow-poll", RetryPolicyConfig.builder().maxAttempts(100).waitDuration(Duration.ofMinutes(5)).build())
-                .treeLockRetryPolicy("slow-poll")
+                .retry(RetryPoliciesConfig.builder().policy("slow-poll", RetryPolicyConfig.builder().maxAttempts(100).waitDuration(Duration.ofMinutes(5)).build()).build())
+                .treeLocks(TreeLocksConfig.builder().retryPolicy("slow-poll").build())
                 .build();
     }
 

@@ -1,6 +1,5 @@
 package dev.turnstile.api.changes;
 
-import dev.turnstile.api.EngineConfig;
 
 import java.time.Duration;
 import java.util.Collection;
@@ -8,7 +7,7 @@ import java.util.List;
 
 /**
  * The change feed: every committed create, update, delete, lock and unlock is recorded in the
- * transaction of its save (when {@link EngineConfig#changesEnabled()}), and dispatchers move the
+ * transaction of its save (when {@link ChangesConfig#enabled()}), and dispatchers move the
  * changes to registered clients in batches — in order per object, at least once, coalescing runs
  * of edits by one user to one object.
  */

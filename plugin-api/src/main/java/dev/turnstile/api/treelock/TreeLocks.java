@@ -1,6 +1,5 @@
 package dev.turnstile.api.treelock;
 
-import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.Session;
 
@@ -14,7 +13,7 @@ import java.util.Set;
  * on the database. A held node blocks locks on itself, its ancestors and its descendants; nodes
  * with no such relation are independent. A request is granted whole or not at all, and requests
  * can never deadlock. Locks are leases: a holder that stops calling
- * {@link TreeLockHandle#heartbeat()} loses them after {@link EngineConfig#treeLockLease()}, so a
+ * {@link TreeLockHandle#heartbeat()} loses them after {@link TreeLocksConfig#lease()}, so a
  * crashed process never blocks a subtree for longer than that.
  *
  * <p>Get one from {@link Session#treeLocks()}: the session's user is the holder of what it locks.
