@@ -57,8 +57,8 @@ class EditPageBrowserTest {
                 .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "browser").toAbsolutePath() + ";AUTO_SERVER=TRUE")
                 .editLocks(EditLocksConfig.builder()
                         .type("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20))
-                        // heartbeats every 10 s: a lapse reaches the page within one interval
-                        .type("quick", new EditLockConfig(Duration.ofSeconds(30), Duration.ofHours(1), true, List.of("p", "pre"), 20)).build())
+                        // heartbeats every 2 s: a lapse reaches the page within one interval
+                        .type("quick", new EditLockConfig(Duration.ofSeconds(6), Duration.ofHours(1), true, List.of("p", "pre"), 20)).build())
                 .build());
         Map<String, Set<String>> demo = new LinkedHashMap<>();
         demo.put("alice", Set.of());
