@@ -4,6 +4,7 @@ import dev.turnstile.api.ExceptionCode;
 
 import java.sql.Connection;
 import java.util.Optional;
+import java.util.function.Consumer;
 
 /**
  * Where the host application's transaction is. When the host has a transaction active on the
@@ -27,4 +28,15 @@ public interface HostTransactions {
 
     /** The connection of the host's transaction active on the calling thread, if any. */
     Optional<Connection> current();
+
+    /**
+     * Runs {@code action} when the host's transaction active on the calling thread ends, told whether
+     * it committed; false, and nothing runs, when this host cannot tell (the default). With it the
+     * engine counts a number in its meters only once its transaction committed, and refuses at once a
+     * write that would wait for a suspended transaction of the same thread (Spring's
+     * {@code REQUIRES_NEW} inside a transaction that wrote the same row) instead of waiting for ever.
+     */
+    default boolean onCompletion(Consumer<Boolean> action) {
+        return false;
+    }
 }

@@ -45,6 +45,7 @@ import dev.turnstile.api.treelock.TreeLocks;
 import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.spi.JdbcHostTransactions;
+import org.flywaydb.core.Flyway;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Path;
@@ -317,6 +318,29 @@ class ReadmeExamplesTest {
             }
             engine.close();
             assertThat(pool.isClosed()).as("the engine never closes the host's pool").isFalse();
+        }
+    }
+
+    @Test
+    void hostFlyway() throws Exception {
+        HikariConfig hostConfig = new HikariConfig();
+        hostConfig.setJdbcUrl("jdbc:h2:mem:readme-flyway;DB_CLOSE_DELAY=-1");
+        try (HikariDataSource dataSource = new HikariDataSource(hostConfig)) {
+            try (Connection c = dataSource.getConnection(); Statement s = c.createStatement()) {
+                s.execute("CREATE TABLE shop_order (number BIGINT PRIMARY KEY)");   // the host's schema is not empty
+            }
+            // region host-flyway
+            Flyway.configure().dataSource(dataSource)
+                    .table("ts_schema_history")                                   // Turnstile's history, apart from the host's
+                    .locations("classpath:dev/turnstile/engine/db/migration/h2")  // or …/postgresql, …/mariadb
+                    .baselineOnMigrate(true).baselineVersion("0")                 // beside the host's tables: from version 1 on
+                    .load().migrate();
+            ContentEngine engine = ContentEngine.open(EngineConfig.builder().dataSource(dataSource).migrate(false).build());
+            // endregion
+            try (engine) {
+                engine.session("carol", Set.of("dispenser-admin")).dispensers().create("order", DispenserConfig.builder().build());
+                assertThat(engine.session("shop").dispensers().get("order").next()).isEqualTo(1);
+            }
         }
     }
 

@@ -4,11 +4,13 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.spi.HostTransactions;
 import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
 
 import java.sql.Connection;
 import java.util.Optional;
+import java.util.function.Consumer;
 import javax.sql.DataSource;
 
 /**
@@ -38,5 +40,19 @@ public final class SpringHostTransactions implements HostTransactions {
                 + TransactionSynchronizationManager.getCurrentTransactionName() + ") but holds no connection of the DataSource"
                 + " Turnstile runs on: it is another data source's or a JTA transaction, which Turnstile cannot join. Run"
                 + " the call in a transaction of that DataSource's transaction manager, or outside any transaction.");
+    }
+
+    @Override
+    public boolean onCompletion(Consumer<Boolean> action) {
+        if (!TransactionSynchronizationManager.isSynchronizationActive()) {
+            return false;
+        }
+        TransactionSynchronizationManager.registerSynchronization(new TransactionSynchronization() {
+            @Override
+            public void afterCompletion(int status) {
+                action.accept(status == STATUS_COMMITTED);
+            }
+        });
+        return true;
     }
 }

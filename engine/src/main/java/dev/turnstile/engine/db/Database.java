@@ -26,6 +26,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
+import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -44,6 +45,7 @@ public final class Database implements AutoCloseable {
     /** The engine's own pool, closed with it; null when it runs on the host's. */
     private final HikariDataSource ownPool;
     private final HostTransactions host;
+    private final HostRows hostRows;
     private volatile boolean closed;
     private final SessionFactory sessionFactory;
     private final StatementCounter counter = new StatementCounter();
@@ -62,6 +64,7 @@ public final class Database implements AutoCloseable {
         this.ownPool = config.dataSource() == null ? EnginePool.open(config) : null;
         DataSource given = ownPool != null ? ownPool : config.dataSource();
         this.host = config.hostTransactions();
+        this.hostRows = new HostRows(host);
         try {
             this.productName = productName(given);
             this.h2 = Sql.isH2(productName);
@@ -311,6 +314,25 @@ public final class Database implements AutoCloseable {
     /** Whether the calling thread's work joins the host's transaction. */
     public boolean inHostTransaction() {
         return host.current().isPresent();
+    }
+
+    /**
+     * In the host's transaction, notes that it writes the object row {@code id} — refusing at once a
+     * row a suspended host transaction of this thread holds ({@link HostRows}); outside, nothing.
+     */
+    public void claimInHostTransaction(UUID id, Supplier<String> what) {
+        host.current().ifPresent(connection -> hostRows.claim(connection, id, what));
+    }
+
+    /** {@code action} once the host's transaction commits, if the host says when; else now. */
+    public void afterHostCommit(Runnable action) {
+        if (!host.current().isPresent() || !host.onCompletion(committed -> {
+            if (committed) {
+                action.run();
+            }
+        })) {
+            action.run();
+        }
     }
 
     /** Refuses an operation that needs transactions of its own when the caller is inside the host's. */

@@ -80,7 +80,8 @@ final class DefaultDispenser implements Dispenser {
 
     private NumberBlock take(int count) {
         NumberBlock taken = (services.database.inHostTransaction() ? inHostTransaction : strategy).take(count);
-        services.counts.issued(config.strategy(), count);
+        // Counted once they are the caller's for good: in the host's transaction, when it commits.
+        services.database.afterHostCommit(() -> services.counts.issued(config.strategy(), count));
         return taken;
     }
 

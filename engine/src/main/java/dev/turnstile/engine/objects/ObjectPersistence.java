@@ -108,6 +108,9 @@ final class ObjectPersistence {
         List<LockHook.Request> requests = ordered.stream().map(o -> new LockHook.Request(o.getId(), o.getClassName(),
                 o.pendingLock(), !o.pendingValues().isEmpty(), o.getUpdateSequenceNumber())).toList();
         boolean inHost = database.inHostTransaction();
+        if (inHost) {
+            ordered.forEach(o -> database.claimInHostTransaction(o.getId(), () -> "Saving " + o));
+        }
         List<ObjectState> states = locks.save(new LockHook.Save(requests, actor, inHost),
                 () -> attempt(what, actor, ordered, inHost));
         for (int i = 0; i < ordered.size(); i++) {
