@@ -34,7 +34,8 @@ import java.util.function.ToLongFunction;
  * <li>{@code turnstile.treelock.acquire} {outcome=granted|refused}: a timer of the time to a grant or a refusal;</li>
  * <li>{@code turnstile.changes.pending} {client}: changes a feed client has not acknowledged (one query per
  *     scrape and client; the clients registered when bound);</li>
- * <li>{@code turnstile.db.transactions}, {@code turnstile.db.statements} {kind};</li>
+ * <li>{@code turnstile.db.transactions}, {@code turnstile.db.statements} {kind}, {@code turnstile.db.conflicts}
+ *     (transactions aborted for a conflicting one and run again: logged nowhere);</li>
  * <li>HikariCP's own {@code hikaricp.*} meters when the engine owns its pool.</li>
  * </ul>
  */
@@ -95,6 +96,8 @@ public final class TurnstileMetrics implements MeterBinder {
         statements(registry, "insert", EngineStatistics::inserts);
         statements(registry, "update", EngineStatistics::updates);
         statements(registry, "delete", EngineStatistics::deletes);
+        FunctionCounter.builder("turnstile.db.conflicts", engine, e -> e.database().conflicts())
+                .description("Transactions the database aborted for a conflicting one, run again by the engine").register(registry);
         engine.database().bindPoolMetrics(registry);
     }
 

@@ -64,7 +64,7 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
 
     @Override
     public DispatchReport runOnce() {
-        feed.database.refuseInHostTransaction("Change dispatching");
+        feed.database.host().refuse("Change dispatching");
         long head = feed.sequencer.sequence();
         List<ClientRecord> behind = feed.database.inTransaction(() -> name + " looking for clients", session ->
                 session.createSelectionQuery("from ClientRecord c where c.position < :head and (c.holder is null or "

@@ -26,7 +26,6 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.List;
 import java.util.Optional;
-import java.util.UUID;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.function.Supplier;
@@ -45,7 +44,7 @@ public final class Database implements AutoCloseable {
     /** The engine's own pool, closed with it; null when it runs on the host's. */
     private final HikariDataSource ownPool;
     private final HostTransactions host;
-    private final HostRows hostRows;
+    private final HostTransaction hostTransaction;
     private volatile boolean closed;
     private final SessionFactory sessionFactory;
     private final StatementCounter counter = new StatementCounter();
@@ -64,7 +63,7 @@ public final class Database implements AutoCloseable {
         this.ownPool = config.dataSource() == null ? EnginePool.open(config) : null;
         DataSource given = ownPool != null ? ownPool : config.dataSource();
         this.host = config.hostTransactions();
-        this.hostRows = new HostRows(host);
+        this.hostTransaction = new HostTransaction(host);
         try {
             this.productName = productName(given);
             this.h2 = Sql.isH2(productName);
@@ -90,7 +89,10 @@ public final class Database implements AutoCloseable {
                     .property(AvailableSettings.JDBC_TIME_ZONE, "UTC")
                     // Work that joins the host's transaction runs on its connection without a
                     // Hibernate transaction; everything else begins one (inTransaction).
-                    .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, true);
+                    .property(AvailableSettings.ALLOW_UPDATE_OUTSIDE_TRANSACTION, true)
+                    // Every SQL error becomes an outcome or an EngineRuntimeException carrying it: Hibernate's
+                    // log-before-throw put a WARN in the host's log for each conflict the engine settled itself.
+                    .property(AvailableSettings.LOG_JDBC_ERRORS, false);
             this.sessionFactory = hibernate.createEntityManagerFactory();
             this.clock = config.clock() != null ? config.clock()
                     : new DatabaseClock(dataSource, productName, () -> openTransactions.get()[0] == 0,
@@ -145,7 +147,7 @@ public final class Database implements AutoCloseable {
      * Runs {@code work}, whose only write is its last statement, on a connection in autocommit: that
      * statement commits itself, so the work costs no BEGIN and no COMMIT round trip (a lock or an
      * unlock alone: issue 16, item 5). Each read before it sees its own snapshot. Not for work that
-     * writes twice, nor inside the host's transaction (callers check {@link #inHostTransaction}).
+     * writes twice, nor inside the host's transaction (callers check {@link #host()}).
      * Runs again after a conflict abort, as {@link #inTransaction} does; counted as no transaction
      * in {@link #statistics}, which counts the round trips that end one.
      */
@@ -174,6 +176,7 @@ public final class Database implements AutoCloseable {
                 if (!Sql.isConflictAbort(e)) {
                     throw e;
                 }
+                counter.conflictAborted();
                 long now = System.nanoTime();
                 firstConflict = attempt == 1 ? now : firstConflict;
                 if (h2 && now - firstConflict > H2_CONFLICTS.toNanos()) {
@@ -311,37 +314,14 @@ public final class Database implements AutoCloseable {
         });
     }
 
-    /** Whether the calling thread's work joins the host's transaction. */
-    public boolean inHostTransaction() {
-        return host.current().isPresent();
+    /** Transactions aborted for a conflicting one (deadlock, serialization, certification) and run again: counted, not logged. */
+    public long conflicts() {
+        return counter.conflicts();
     }
 
-    /**
-     * In the host's transaction, notes that it writes the object row {@code id} — refusing at once a
-     * row a suspended host transaction of this thread holds ({@link HostRows}); outside, nothing.
-     */
-    public void claimInHostTransaction(UUID id, Supplier<String> what) {
-        host.current().ifPresent(connection -> hostRows.claim(connection, id, what));
-    }
-
-    /** {@code action} once the host's transaction commits, if the host says when; else now. */
-    public void afterHostCommit(Runnable action) {
-        if (!host.current().isPresent() || !host.onCompletion(committed -> {
-            if (committed) {
-                action.run();
-            }
-        })) {
-            action.run();
-        }
-    }
-
-    /** Refuses an operation that needs transactions of its own when the caller is inside the host's. */
-    public void refuseInHostTransaction(String operation) {
-        if (inHostTransaction()) {
-            throw EngineRuntimeException.of(ExceptionCode.E_HOST_TRANSACTION, operation + " cannot run inside the host's"
-                    + " transaction: it commits transactions of its own, which other nodes must see at once. Call it"
-                    + " outside the host's transaction.");
-        }
+    /** The host's transaction as the engine's work meets it. */
+    public HostTransaction host() {
+        return hostTransaction;
     }
 
     private static RuntimeException translate(RuntimeException e, String what) {

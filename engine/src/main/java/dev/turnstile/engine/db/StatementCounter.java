@@ -22,6 +22,7 @@ final class StatementCounter implements StatementInspector {
     private final LongAdder inserts = new LongAdder();
     private final LongAdder updates = new LongAdder();
     private final LongAdder deletes = new LongAdder();
+    private final LongAdder conflicts = new LongAdder();
     /**
      * The kind of each statement text seen: the engine runs a few dozen texts over and over, and
      * lower-casing a 2 kB statement on every run was a tenth of a dispenser caller's CPU (JFR, 4
@@ -65,6 +66,15 @@ final class StatementCounter implements StatementInspector {
 
     void transactionEnded() {
         transactions.increment();
+    }
+
+    void conflictAborted() {
+        conflicts.increment();
+    }
+
+    /** Transactions the database aborted for a conflicting one, which the engine ran again. */
+    long conflicts() {
+        return conflicts.sum();
     }
 
     EngineStatistics snapshot() {

@@ -79,9 +79,9 @@ final class DefaultDispenser implements Dispenser {
     }
 
     private NumberBlock take(int count) {
-        NumberBlock taken = (services.database.inHostTransaction() ? inHostTransaction : strategy).take(count);
+        NumberBlock taken = (services.database.host().isActive() ? inHostTransaction : strategy).take(count);
         // Counted once they are the caller's for good: in the host's transaction, when it commits.
-        services.database.afterHostCommit(() -> services.counts.issued(config.strategy(), count));
+        services.database.host().afterCommit(() -> services.counts.issued(config.strategy(), count));
         return taken;
     }
 

@@ -392,7 +392,7 @@ public final class EditLockService {
     }
 
     void checkUser(String user) {
-        database.refuseInHostTransaction("An edit lock operation");
+        database.host().refuse("An edit lock operation");
         if (user == null || user.isBlank() || user.length() > 128) {
             throw EngineRuntimeException.badArgument("user", user, "1 to 128 characters");
         }

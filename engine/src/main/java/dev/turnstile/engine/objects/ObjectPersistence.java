@@ -107,9 +107,9 @@ final class ObjectPersistence {
         Supplier<String> what = () -> ordered.size() == 1 ? "saving " + ordered.get(0) : "saving a batch of " + ordered.size();
         List<LockHook.Request> requests = ordered.stream().map(o -> new LockHook.Request(o.getId(), o.getClassName(),
                 o.pendingLock(), !o.pendingValues().isEmpty(), o.getUpdateSequenceNumber())).toList();
-        boolean inHost = database.inHostTransaction();
+        boolean inHost = database.host().isActive();
         if (inHost) {
-            ordered.forEach(o -> database.claimInHostTransaction(o.getId(), () -> "Saving " + o));
+            ordered.forEach(o -> database.host().claim(o.getId(), () -> "Saving " + o));
         }
         List<ObjectState> states = locks.save(new LockHook.Save(requests, actor, inHost),
                 () -> attempt(what, actor, ordered, inHost));
@@ -140,7 +140,7 @@ final class ObjectPersistence {
      * the writing transaction (a statement of the capability's cannot record it).
      */
     <T> T aloneUnrecorded(Supplier<String> what, Function<StatelessSession, T> statement) {
-        if (database.inHostTransaction() || listener != null) {
+        if (database.host().isActive() || listener != null) {
             return null;
         }
         return database.alone(what, statement);

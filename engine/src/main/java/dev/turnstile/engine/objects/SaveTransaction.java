@@ -114,7 +114,7 @@ final class SaveTransaction implements ObjectTransaction {
         if (known != null && known.className().equals(className)) {
             return known;
         }
-        database.claimInHostTransaction(id, () -> "Locking " + className + " {" + id + "}");
+        database.host().claim(id, () -> "Locking " + className + " {" + id + "}");
         ObjectRecord record = rows.record(session, className, id, LockMode.PESSIMISTIC_WRITE);
         advance(record.dateLastModified);
         ObjectState state = rows.toState(session, record);

@@ -132,7 +132,7 @@ public final class TreeLockService {
     }
 
     private Optional<TreeLockHandle> attempt(TreeLockRequest request, String owner, Duration maxWait) {
-        database.refuseInHostTransaction("A tree lock");
+        database.host().refuse("A tree lock");
         if (request == null) {
             throw EngineRuntimeException.badArgument("tree lock request", null, "a request is required");
         }

@@ -1,0 +1,81 @@
+package dev.turnstile.engine.db;
+
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.spi.HostTransactions;
+
+import java.sql.Connection;
+import java.util.HashMap;
+import java.util.Map;
+import java.util.UUID;
+import java.util.function.Supplier;
+
+/**
+ * The host's transaction as the engine's work meets it ({@link HostTransactions}): whether one is
+ * active on the calling thread, what runs when it commits, and the object rows each host
+ * transaction of a thread has written or locked, until it ends — where the host says when its
+ * transactions end ({@link HostTransactions#onCompletion}). A thread whose
+ * host suspended a transaction that holds a row (Spring's {@code REQUIRES_NEW} inside a transaction
+ * that took from the same dispenser) and asks for that row in its new transaction would wait on
+ * its own suspended transaction, which resumes only after the new one ends: the database waits for
+ * ever (PostgreSQL has no lock timeout by default). That request is refused at once instead.
+ */
+public final class HostTransaction {
+    private final HostTransactions host;
+    /** This thread's rows, each with the connection of the host transaction that holds it. */
+    private final ThreadLocal<Map<UUID, Connection>> held = ThreadLocal.withInitial(HashMap::new);
+
+    HostTransaction(HostTransactions host) {
+        this.host = host;
+    }
+
+    /** Whether the calling thread's work joins the host's transaction. */
+    public boolean isActive() {
+        return host.current().isPresent();
+    }
+
+    /** Refuses an operation that needs transactions of its own when the caller is inside the host's. */
+    public void refuse(String operation) {
+        if (isActive()) {
+            throw EngineRuntimeException.of(ExceptionCode.E_HOST_TRANSACTION, operation + " cannot run inside the host's"
+                    + " transaction: it commits transactions of its own, which other nodes must see at once. Call it"
+                    + " outside the host's transaction.");
+        }
+    }
+
+    /** {@code action} once the host's transaction commits, if the host says when; else (and outside one) now. */
+    public void afterCommit(Runnable action) {
+        if (host.current().isEmpty() || !host.onCompletion(committed -> {
+            if (committed) {
+                action.run();
+            }
+        })) {
+            action.run();
+        }
+    }
+
+    /**
+     * In the host's transaction, notes that it writes the object row {@code id}, or refuses with
+     * {@code E_HOST_TRANSACTION} when another host transaction of this thread, suspended, holds it;
+     * outside one, nothing.
+     */
+    public void claim(UUID id, Supplier<String> what) {
+        host.current().ifPresent(connection -> claim(connection, id, what));
+    }
+
+    private void claim(Connection connection, UUID id, Supplier<String> what) {
+        Map<UUID, Connection> rows = held.get();
+        Connection holder = rows.get(id);
+        if (holder == null) {
+            if (host.onCompletion(committed -> rows.remove(id, connection))) {
+                rows.put(id, connection);
+            }
+        } else if (holder != connection) {
+            throw EngineRuntimeException.of(ExceptionCode.E_HOST_TRANSACTION, what.get() + " would wait for ever: another"
+                    + " transaction of this thread, suspended until this one ends, holds the same row since it wrote it"
+                    + " (Spring: a REQUIRES_NEW method called inside a transaction that took from the same dispenser or"
+                    + " saved the same object). Do it in the outer transaction (REQUIRED), or before the outer"
+                    + " transaction writes the row.");
+        }
+    }
+}
