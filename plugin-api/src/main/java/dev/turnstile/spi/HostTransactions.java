@@ -39,4 +39,15 @@ public interface HostTransactions {
     default boolean onCompletion(Consumer<Boolean> action) {
         return false;
     }
+
+    /**
+     * Asked, on the calling thread, before the application takes a number or writes an object's
+     * values (a create, a change, a delete) with no host transaction active: the engine would commit
+     * it in a transaction of its own, apart from whatever the application writes next. Throw
+     * ({@link ExceptionCode#E_HOST_TRANSACTION}, saying what to add) to refuse it; return to let the
+     * engine commit it (the default). A save that takes or gives back a cooperative lock is not asked
+     * about — a lock is for other processes and commits at once — nor is the engine's own work.
+     */
+    default void outsideTransaction(String what) {
+    }
 }

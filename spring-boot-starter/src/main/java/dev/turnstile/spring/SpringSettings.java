@@ -41,7 +41,11 @@ final class SpringSettings {
     private SpringSettings() {
     }
 
-    static EngineConfig read(ConfigurableEnvironment environment) {
+    /** What {@code turnstile.*} says: the engine's configuration, and the starter's own keys. */
+    record Read(EngineConfig config, TurnstileProperties.Spring spring) {
+    }
+
+    static Read read(ConfigurableEnvironment environment) {
         Binder binder = Binder.get(environment);
         for (String key : POOL_KEYS) {
             binder.bind(PREFIX + ".database." + key, String.class).ifBound(value -> {
@@ -61,7 +65,8 @@ final class SpringSettings {
         }
         Map<String, String> settings = new TreeMap<>();
         flatten("", properties, settings);
-        return ContentEngine.readConfig(SOURCE, settings, Path.of("").toAbsolutePath());
+        settings.keySet().removeIf(key -> key.startsWith("spring.")); // the starter's, not turnstile.yaml's
+        return new Read(ContentEngine.readConfig(SOURCE, settings, Path.of("").toAbsolutePath()), properties.getSpring());
     }
 
     /**

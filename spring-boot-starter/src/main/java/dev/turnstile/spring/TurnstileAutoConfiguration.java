@@ -33,9 +33,9 @@ public class TurnstileAutoConfiguration {
     @ConditionalOnMissingBean
     @ConditionalOnSingleCandidate(DataSource.class)
     public ContentEngine turnstileContentEngine(DataSource dataSource, ConfigurableEnvironment environment) {
-        EngineConfig settings = SpringSettings.read(environment);
-        return ContentEngine.open(EngineConfig.from(settings).dataSource(dataSource)
-                .hostTransactions(new SpringHostTransactions(dataSource)).build());
+        SpringSettings.Read settings = SpringSettings.read(environment);
+        return ContentEngine.open(EngineConfig.from(settings.config()).dataSource(dataSource)
+                .hostTransactions(new SpringHostTransactions(dataSource, settings.spring().getAllowOwnTransactions())).build());
     }
 
     /** Bound to the application's meter registry by Spring Boot (with Actuator), like every MeterBinder bean. */

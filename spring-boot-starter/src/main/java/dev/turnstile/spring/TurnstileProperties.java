@@ -12,7 +12,8 @@ import java.util.Map;
  * camelCase, environment variables such as {@code TURNSTILE_LOCKS_BREAKERROLE}, profiles), then
  * checked by the engine exactly as the file's keys are. An unknown key fails the start. The
  * database is the application's DataSource: {@code spring.datasource.*}, not {@code turnstile.database.*}.
- * Each field's name is its key in {@code turnstile.yaml} ({@link SpringSettings} reads them so).
+ * Each field's name is its key in {@code turnstile.yaml} ({@link SpringSettings} reads them so), but
+ * {@code spring}: the starter's own keys.
  */
 @ConfigurationProperties(prefix = "turnstile", ignoreUnknownFields = false)
 public class TurnstileProperties {
@@ -23,6 +24,7 @@ public class TurnstileProperties {
     private final TreeLocks treeLocks = new TreeLocks();
     private final Changes changes = new Changes();
     private final EditLocks editLocks = new EditLocks();
+    private final Spring spring = new Spring();
 
     public Database getDatabase() {
         return database;
@@ -50,6 +52,28 @@ public class TurnstileProperties {
 
     public EditLocks getEditLocks() {
         return editLocks;
+    }
+
+    public Spring getSpring() {
+        return spring;
+    }
+
+    /** How Turnstile meets the application's transactions: the starter's own keys, not turnstile.yaml's. */
+    public static class Spring {
+        /**
+         * Let Turnstile commit a number taken, or an object's values written, outside any Spring
+         * transaction in a transaction of its own; false (the default) refuses it with
+         * E_HOST_TRANSACTION, since a row the application then fails to write would leave it behind.
+         */
+        private Boolean allowOwnTransactions = false;
+
+        public Boolean getAllowOwnTransactions() {
+            return allowOwnTransactions;
+        }
+
+        public void setAllowOwnTransactions(Boolean allowOwnTransactions) {
+            this.allowOwnTransactions = allowOwnTransactions;
+        }
     }
 
     /** The schema: the engine runs on the application's DataSource. */

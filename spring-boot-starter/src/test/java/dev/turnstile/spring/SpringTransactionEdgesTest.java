@@ -97,8 +97,8 @@ class SpringTransactionEdgesTest {
             os.defineClass("EdgeCase", c -> c.integer32("N"));
             CustomObject created = os.createCustomObject("EdgeCase");
             created.getProperties().putValue("N", 0);
-            created.save(RefreshMode.REFRESH);
             TransactionTemplate outer = context.getBean(TransactionTemplate.class);
+            outer.executeWithoutResult(status -> created.save(RefreshMode.REFRESH));
             TransactionTemplate inner = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
             inner.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
             assertTimeoutPreemptively(Duration.ofSeconds(60), () -> outer.executeWithoutResult(status -> {

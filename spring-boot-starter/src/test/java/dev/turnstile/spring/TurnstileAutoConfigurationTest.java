@@ -1,8 +1,12 @@
 package dev.turnstile.spring;
 
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.dispenser.ResetPeriod;
 import org.junit.jupiter.api.Test;
@@ -22,6 +26,7 @@ import java.util.List;
 import java.util.UUID;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /** The auto-configuration on a Spring Boot application's own DataSource and transaction manager. */
 class TurnstileAutoConfigurationTest {
@@ -56,7 +61,8 @@ class TurnstileAutoConfigurationTest {
             assertThat(engine.retryPolicies().get("imports").config().maxAttempts()).isEqualTo(7);
             assertThat(engine.retryPolicies().get("imports").config().retryCodes())
                     .containsExactlyInAnyOrder(ExceptionCode.E_OBJECT_LOCKED, ExceptionCode.E_DATABASE_UNAVAILABLE);
-            assertThat(engine.dispensers().get("invoice").nextFormatted()).matches("INV-\\d{4}-000001");
+            String first = context.getBean(TransactionTemplate.class).execute(status -> engine.dispensers().get("invoice").nextFormatted());
+            assertThat(first).matches("INV-\\d{4}-000001");
         });
     }
 
@@ -104,6 +110,40 @@ class TurnstileAutoConfigurationTest {
             assertThat(engine.dispensers().get("orders").register()).extracting(n -> n.number())
                     .containsExactly(1L, 2L, 3L, 4L, 5L, 6L, 7L, 8L);
         });
+    }
+
+    @Test
+    void aNumberOrADataWriteOutsideAnyTransaction_isRefused_namingTheThreadAndWhatToAdd_andTakesNothing() {
+        app.withPropertyValues("turnstile.dispensers.series.orders.format={seq}").run(context -> {
+            ContentEngine engine = context.getBean(ContentEngine.class);
+            assertThatThrownBy(() -> engine.dispensers().get("orders").next())
+                    .hasMessage("E_HOST_TRANSACTION: Taking 1 number(s) from dispenser orders on thread " + Thread.currentThread().getName()
+                            + " outside any Spring transaction: Turnstile would commit it on its own, and if what the application writes"
+                            + " next fails, it stays (a number with no invoice). Run it in a transaction — @Transactional on the calling"
+                            + " method, called through its Spring proxy (not from the same class) — or set"
+                            + " turnstile.spring.allow-own-transactions=true to let Turnstile commit such calls itself.");
+            assertThat(engine.dispensers().get("orders").current()).as("nothing taken").isZero();
+            ObjectStore os = engine.session("clerk").objectStore();
+            os.defineClass("Note", c -> c.integer32("N"));
+            CustomObject note = os.createCustomObject("Note");
+            assertThatThrownBy(() -> note.save(RefreshMode.REFRESH)).hasMessageStartingWith("E_HOST_TRANSACTION: saving Note {");
+            // A cooperative lock is for other processes: it commits at once, in a transaction of its own.
+            context.getBean(TransactionTemplate.class).executeWithoutResult(status -> note.save(RefreshMode.REFRESH));
+            CustomObject mine = os.fetchCustomObject("Note", note.getId(), PropertyFilter.ALL);
+            mine.lock(30, "clerk");
+            mine.save(RefreshMode.REFRESH);
+            assertThat(mine.isLocked()).isTrue();
+            mine.getProperties().putValue("N", 1);
+            mine.unlock();
+            mine.save(RefreshMode.REFRESH);
+            assertThat(os.fetchCustomObject("Note", note.getId(), PropertyFilter.ALL).getProperties().getInteger32Value("N")).isEqualTo(1);
+        });
+    }
+
+    @Test
+    void allowOwnTransactions_letsANumberOutsideAnyTransactionCommitOnItsOwn() {
+        app.withPropertyValues("turnstile.dispensers.series.orders.format={seq}", "turnstile.spring.allow-own-transactions=true")
+                .run(context -> assertThat(context.getBean(ContentEngine.class).dispensers().get("orders").next()).isEqualTo(1));
     }
 
     @Test

@@ -43,6 +43,13 @@ public final class HostTransaction {
         }
     }
 
+    /** Outside a host transaction, asks the host whether the engine may commit {@code what} on its own (it throws if not). */
+    public void outside(Supplier<String> what) {
+        if (!isActive()) {
+            host.outsideTransaction(what.get());
+        }
+    }
+
     /** {@code action} once the host's transaction commits, if the host says when; else (and outside one) now. */
     public void afterCommit(Runnable action) {
         if (host.current().isEmpty() || !host.onCompletion(committed -> {

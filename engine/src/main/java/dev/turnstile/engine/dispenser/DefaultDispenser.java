@@ -25,6 +25,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
+import java.util.function.Supplier;
 
 /** A dispenser as one user of one engine sees it, with this process's strategy. */
 final class DefaultDispenser implements Dispenser {
@@ -79,7 +80,14 @@ final class DefaultDispenser implements Dispenser {
     }
 
     private NumberBlock take(int count) {
-        NumberBlock taken = (services.database.host().isActive() ? inHostTransaction : strategy).take(count);
+        boolean inHost = services.database.host().isActive();
+        Supplier<String> what = () -> "Taking " + count + " number(s) from dispenser " + name;
+        if (inHost) {
+            services.database.host().claim(id, what);
+        } else {
+            services.database.host().outside(what);
+        }
+        NumberBlock taken = (inHost ? inHostTransaction : strategy).take(count);
         // Counted once they are the caller's for good: in the host's transaction, when it commits.
         services.database.host().afterCommit(() -> services.counts.issued(config.strategy(), count));
         return taken;

@@ -110,6 +110,9 @@ final class ObjectPersistence {
         boolean inHost = database.host().isActive();
         if (inHost) {
             ordered.forEach(o -> database.host().claim(o.getId(), () -> "Saving " + o));
+        } else if (!actor.engine() && ordered.stream().allMatch(o -> o.pendingLock() == LockRules.Pending.NONE)
+                && ordered.stream().anyMatch(o -> o.isNew() || o.isPendingDelete() || !o.pendingValues().isEmpty())) {
+            database.host().outside(what); // the application's data, not a lock: the host may want it in its transaction
         }
         List<ObjectState> states = locks.save(new LockHook.Save(requests, actor, inHost),
                 () -> attempt(what, actor, ordered, inHost));

@@ -6,6 +6,8 @@ import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.health.actuate.endpoint.HealthEndpoint;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.transaction.TransactionDefinition;
+import org.springframework.transaction.support.TransactionTemplate;
 
 import java.time.Year;
 import java.util.ArrayList;
@@ -51,6 +53,33 @@ class OrderServiceTest {
         long before = orders.count();
         assertThatThrownBy(() -> service.place(" ")).hasMessage("customer: required");
         assertThat(orders.count()).isEqualTo(before);
+    }
+
+    @Autowired
+    TransactionTemplate transactions;
+
+    @Test
+    void aNumberTakenWithoutATransaction_failsLoudly_andTakesNothing() {
+        long before = engine.dispensers().get("orders").current();
+        // A missing @Transactional (or a call from the same class, past Spring's proxy) ends here.
+        assertThatThrownBy(() -> engine.dispensers().get("orders").next())
+                .hasMessageStartingWith("E_HOST_TRANSACTION: Taking 1 number(s) from dispenser orders on thread ")
+                .hasMessageContaining("outside any Spring transaction");
+        assertThat(engine.dispensers().get("orders").current()).isEqualTo(before);
+    }
+
+    @Test
+    void aRequiresNewTakeInsideATransactionThatTookANumber_failsLoudly_insteadOfWaitingForItself() {
+        long before = engine.dispensers().get("orders").current();
+        TransactionTemplate requiresNew = new TransactionTemplate(transactions.getTransactionManager());
+        requiresNew.setPropagationBehavior(TransactionDefinition.PROPAGATION_REQUIRES_NEW);
+        transactions.executeWithoutResult(status -> {
+            engine.dispensers().get("orders").next();
+            assertThatThrownBy(() -> requiresNew.executeWithoutResult(inner -> engine.dispensers().get("orders").next()))
+                    .hasMessageStartingWith("E_HOST_TRANSACTION: Taking 1 number(s) from dispenser orders would wait for ever");
+            status.setRollbackOnly(); // and the outer number goes back
+        });
+        assertThat(engine.dispensers().get("orders").current()).isEqualTo(before);
     }
 
     @Test
