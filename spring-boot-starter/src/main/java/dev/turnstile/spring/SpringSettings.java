@@ -15,9 +15,8 @@ import org.springframework.boot.context.properties.source.ConfigurationProperty;
 import org.springframework.boot.context.properties.source.ConfigurationPropertyName;
 import org.springframework.core.env.ConfigurableEnvironment;
 
-import java.lang.reflect.Field;
-import java.lang.reflect.Modifier;
 import java.lang.reflect.ParameterizedType;
+import java.lang.reflect.RecordComponent;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
@@ -66,7 +65,7 @@ final class SpringSettings {
         Map<String, String> settings = new TreeMap<>();
         flatten("", properties, settings);
         settings.keySet().removeIf(key -> key.startsWith("spring.")); // the starter's, not turnstile.yaml's
-        return new Read(ContentEngine.readConfig(SOURCE, settings, Path.of("").toAbsolutePath()), properties.getSpring());
+        return new Read(ContentEngine.readConfig(SOURCE, settings, Path.of("").toAbsolutePath()), properties.spring());
     }
 
     /**
@@ -81,8 +80,8 @@ final class SpringSettings {
 
     /**
      * The key path in turnstile.yaml's words of a {@code turnstile.*} name in any of Spring's forms
-     * ({@code tree-locks.lease}, {@code TREELOCKS_LEASE} → {@code treeLocks.lease}); a field's name
-     * is its key. {@code known}: the keys at the level where an element matches none, else null.
+     * ({@code tree-locks.lease}, {@code TREELOCKS_LEASE} → {@code treeLocks.lease}); a record
+     * component's name is its key. {@code known}: the keys at the level where an element matches none, else null.
      */
     private record FileKey(String path, Set<String> known) {
         static FileKey of(ConfigurationPropertyName name) {
@@ -91,43 +90,35 @@ final class SpringSettings {
             for (int i = 1; i < name.getNumberOfElements(); i++) {
                 String element = name.getElement(i, ConfigurationPropertyName.Form.UNIFORM);
                 path.append(path.isEmpty() ? "" : ".");
-                Field field = level == null ? null : fields(level).stream().filter(f -> f.getName().equalsIgnoreCase(element))
-                        .findFirst().orElse(null);
-                if (field == null) {
+                RecordComponent key = level == null ? null : Arrays.stream(level.getRecordComponents())
+                        .filter(c -> c.getName().equalsIgnoreCase(element)).findFirst().orElse(null);
+                if (key == null) {
                     path.append(name.getElement(i, ConfigurationPropertyName.Form.ORIGINAL));
                     if (level != null) {
                         Set<String> known = new TreeSet<>();
-                        fields(level).forEach(f -> known.add(f.getName()));
+                        Arrays.stream(level.getRecordComponents()).forEach(c -> known.add(c.getName()));
                         return new FileKey(path.toString(), known);
                     }
                     continue;
                 }
-                path.append(field.getName());
-                level = field.getType().getEnclosingClass() == TurnstileProperties.class ? field.getType() : null;
-                if (Map.class.isAssignableFrom(field.getType()) && i + 1 < name.getNumberOfElements()) {
+                path.append(key.getName());
+                level = key.getType().isRecord() ? key.getType() : null;
+                if (Map.class.isAssignableFrom(key.getType()) && i + 1 < name.getNumberOfElements()) {
                     // the next element is a name in the map (a policy, a series, a type), then that entry's keys
                     path.append('.').append(name.getElement(++i, ConfigurationPropertyName.Form.ORIGINAL));
-                    level = (Class<?>) ((ParameterizedType) field.getGenericType()).getActualTypeArguments()[1];
+                    level = (Class<?>) ((ParameterizedType) key.getGenericType()).getActualTypeArguments()[1];
                 }
             }
             return new FileKey(path.toString(), null);
         }
-
-        private static List<Field> fields(Class<?> level) {
-            return Arrays.stream(level.getDeclaredFields()).filter(f -> !Modifier.isStatic(f.getModifiers())).toList();
-        }
     }
 
-    /** Each set value of {@code bean} at its key path: a field's name is its key in turnstile.yaml. */
-    private static void flatten(String path, Object bean, Map<String, String> settings) {
-        for (Field field : bean.getClass().getDeclaredFields()) {
-            if (Modifier.isStatic(field.getModifiers())) {
-                continue;
-            }
-            field.setAccessible(true);
+    /** Each set value of {@code section} at its key path: a component's name is its key in turnstile.yaml. */
+    private static void flatten(String path, Record section, Map<String, String> settings) {
+        for (RecordComponent key : section.getClass().getRecordComponents()) {
             try {
-                add(path + field.getName(), field.get(bean), settings);
-            } catch (IllegalAccessException e) {
+                add(path + key.getName(), key.getAccessor().invoke(section), settings);
+            } catch (ReflectiveOperationException e) {
                 throw new IllegalStateException(e);
             }
         }
@@ -143,8 +134,8 @@ final class SpringSettings {
             for (int i = 0; i < list.size(); i++) {
                 add(path + "[" + i + "]", list.get(i), settings);
             }
-        } else if (value.getClass().getEnclosingClass() == TurnstileProperties.class) {
-            flatten(path + ".", value, settings);
+        } else if (value instanceof Record section) {
+            flatten(path + ".", section, settings);
         } else {
             settings.put(path, value.toString()); // a Duration as ISO-8601, which the engine reads
         }

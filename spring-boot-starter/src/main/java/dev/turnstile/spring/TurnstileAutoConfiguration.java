@@ -35,7 +35,7 @@ public class TurnstileAutoConfiguration {
     public ContentEngine turnstileContentEngine(DataSource dataSource, ConfigurableEnvironment environment) {
         SpringSettings.Read settings = SpringSettings.read(environment);
         return ContentEngine.open(EngineConfig.from(settings.config()).dataSource(dataSource)
-                .hostTransactions(new SpringHostTransactions(dataSource, settings.spring().getAllowOwnTransactions())).build());
+                .hostTransactions(new SpringHostTransactions(dataSource, settings.spring().allowOwnTransactions())).build());
     }
 
     /** Bound to the application's meter registry by Spring Boot (with Actuator), like every MeterBinder bean. */

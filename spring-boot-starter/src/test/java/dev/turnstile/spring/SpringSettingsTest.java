@@ -1,6 +1,7 @@
 package dev.turnstile.spring;
 
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.LockConfig;
 import dev.turnstile.api.changes.ChangesConfig;
@@ -9,6 +10,7 @@ import dev.turnstile.api.editlock.EditLocksConfig;
 import dev.turnstile.api.treelock.TreeLocksConfig;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
+import org.springframework.boot.context.properties.bind.Binder;
 import org.springframework.boot.diagnostics.FailureAnalysis;
 import org.springframework.boot.diagnostics.FailureAnalyzer;
 import org.springframework.boot.env.YamlPropertySourceLoader;
@@ -135,16 +137,18 @@ class SpringSettingsTest {
         }
         assertThat(metadata).contains("\"name\": \"turnstile.locks.breaker-role\"", "\"name\": \"turnstile.tree-locks.lease\"",
                 "\"name\": \"turnstile.retry.instances\"", "\"name\": \"turnstile.dispensers.series\"",
-                "\"description\": \"The role that lets a session unlock objects other users locked.\"");
-        TurnstileProperties defaults = new TurnstileProperties();
-        assertThat(defaults.getLocks().getBreakerRole()).isEqualTo(LockConfig.DEFAULT_BREAKER_ROLE);
-        assertThat(defaults.getLocks().getHandOver()).isEqualTo(LockConfig.DEFAULT_HAND_OVER);
-        assertThat(defaults.getDispensers().getAdminRole()).isEqualTo(DispensersConfig.DEFAULT_ADMIN_ROLE);
-        assertThat(defaults.getTreeLocks().getLease()).isEqualTo(TreeLocksConfig.DEFAULT_LEASE);
-        assertThat(defaults.getTreeLocks().getRetryPolicy()).isEqualTo(TreeLocksConfig.DEFAULT_RETRY_POLICY);
-        assertThat(defaults.getChanges().getEnabled()).isEqualTo(ChangesConfig.ofDefaults().enabled());
-        assertThat(defaults.getEditLocks().getAuditRetention()).isEqualTo(EditLocksConfig.DEFAULT_AUDIT_RETENTION);
-        assertThat(defaults.getDatabase().getMigrate()).isTrue();
+                "\"description\": \"The role that lets a session unlock objects other users locked\"");
+        // The defaults the metadata shows (@DefaultValue) are the engine's own.
+        TurnstileProperties defaults = new Binder(List.of()).bindOrCreate("turnstile", TurnstileProperties.class);
+        assertThat(defaults.locks().breakerRole()).isEqualTo(LockConfig.DEFAULT_BREAKER_ROLE);
+        assertThat(defaults.locks().handOver()).isEqualTo(LockConfig.DEFAULT_HAND_OVER);
+        assertThat(defaults.dispensers().adminRole()).isEqualTo(DispensersConfig.DEFAULT_ADMIN_ROLE);
+        assertThat(defaults.treeLocks().lease()).isEqualTo(TreeLocksConfig.DEFAULT_LEASE);
+        assertThat(defaults.treeLocks().retryPolicy()).isEqualTo(TreeLocksConfig.DEFAULT_RETRY_POLICY);
+        assertThat(defaults.changes().enabled()).isEqualTo(ChangesConfig.ofDefaults().enabled());
+        assertThat(defaults.editLocks().auditRetention()).isEqualTo(EditLocksConfig.DEFAULT_AUDIT_RETENTION);
+        assertThat(defaults.database().migrate()).isEqualTo(EngineConfig.ofDefaults().migrate());
+        assertThat(defaults.spring().allowOwnTransactions()).isFalse();
     }
 
     private static Throwable engineFailure(Throwable t) {

@@ -344,9 +344,10 @@ class PostgresLockWakeUpTest {
         String name = "ts_handover_" + UUID.randomUUID().toString().substring(0, 8);
         EngineConfig db = TestDatabases.newDatabase(TestDatabases.postgres(), name);
         EngineConfig config = EngineConfig.from(db).locks(LockConfig.builder().handOver(Duration.ofMinutes(1)).build())
-                .retry(RetryPoliciesConfig.builder().policy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build()).build())
-                // Each wake-up a waiter loses to another is an attempt; only a wake-up ends a wait sooner.
-                .retry(RetryPoliciesConfig.builder().policy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build()).build())
+                .retry(RetryPoliciesConfig.builder()
+                        .policy("slow-poll", RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMinutes(5)).build())
+                        // Each wake-up a waiter loses to another is an attempt; only a wake-up ends a wait sooner.
+                        .policy("patient", RetryPolicyConfig.builder().maxAttempts(20).waitDuration(Duration.ofMinutes(5)).build()).build())
                 .build();
         ExecutorService pool = Executors.newFixedThreadPool(processes + 2);
         List<ContentEngine> engines = new ArrayList<>();
