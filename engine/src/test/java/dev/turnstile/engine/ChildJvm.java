@@ -34,6 +34,7 @@ import java.util.function.Predicate;
  */
 public final class ChildJvm implements AutoCloseable {
     private static final Deque<Jvm> IDLE = new ConcurrentLinkedDeque<>();
+    private static final Path THIS_JAVA = Path.of(System.getProperty("java.home"));
     private static final AtomicLong ROUNDS = new AtomicLong();
 
     private final Jvm jvm;
@@ -78,7 +79,7 @@ public final class ChildJvm implements AutoCloseable {
     public static ChildJvm start(Class<?> main, String... args) throws IOException {
         Jvm jvm = IDLE.pollFirst();
         if (jvm == null) {
-            jvm = launch(java.util.Map.of(), System.getProperty("java.class.path"), ReusedJvm.class);
+            jvm = launch(THIS_JAVA, java.util.Map.of(), System.getProperty("java.class.path"), ReusedJvm.class);
         }
         ChildJvm child = new ChildJvm(jvm, Long.toString(ROUNDS.incrementAndGet()));
         StringBuilder run = new StringBuilder("RUN ").append(child.round).append(' ').append(main.getName());
@@ -91,7 +92,12 @@ public final class ChildJvm implements AutoCloseable {
 
     /** A child with extra environment variables (LD_PRELOAD of libfaketime, say), in a JVM of its own. */
     public static ChildJvm start(java.util.Map<String, String> env, Class<?> main, String... args) throws IOException {
-        return new ChildJvm(launch(env, System.getProperty("java.class.path"), main, args), null);
+        return new ChildJvm(launch(THIS_JAVA, env, System.getProperty("java.class.path"), main, args), null);
+    }
+
+    /** A child on another Java runtime ({@code javaHome}: a newer JDK, say), in a JVM of its own. */
+    public static ChildJvm startOn(Path javaHome, Class<?> main, String... args) throws IOException {
+        return new ChildJvm(launch(javaHome, java.util.Map.of(), System.getProperty("java.class.path"), main, args), null);
     }
 
     /** A child whose class path lacks the jars whose file names start with one of {@code jarPrefixes} (a host without a driver, say). */
@@ -99,13 +105,13 @@ public final class ChildJvm implements AutoCloseable {
         String classPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
                 .filter(entry -> jarPrefixes.stream().noneMatch(Path.of(entry).getFileName().toString()::startsWith))
                 .collect(java.util.stream.Collectors.joining(java.io.File.pathSeparator));
-        return new ChildJvm(launch(java.util.Map.of(), classPath, main, args), null);
+        return new ChildJvm(launch(THIS_JAVA, java.util.Map.of(), classPath, main, args), null);
     }
 
-    private static Jvm launch(java.util.Map<String, String> env, String classPath, Class<?> main, String... args)
+    private static Jvm launch(Path javaHome, java.util.Map<String, String> env, String classPath, Class<?> main, String... args)
             throws IOException {
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(javaHome.resolve("bin").resolve("java").toString());
         command.add("-Xmx256m");
         // A child lives seconds and the suites start hundreds: compile with C1 only, and skip
         // verifying the class path's bytecode (a fifth of a child's start-up CPU, measured).

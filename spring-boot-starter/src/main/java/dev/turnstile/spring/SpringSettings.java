@@ -35,7 +35,7 @@ final class SpringSettings {
     static final String PREFIX = "turnstile";
     static final String SOURCE = "the Spring environment (turnstile.*)";
     /** The engine runs on the application's DataSource: these would configure a pool of its own. */
-    private static final List<String> POOL_KEYS = List.of("url", "username", "password", "max-pool-size", "connection-timeout");
+    private static final List<String> POOL_KEYS = List.of("url", "username", "password", "maxPoolSize", "connectionTimeout");
 
     private SpringSettings() {
     }
@@ -47,7 +47,7 @@ final class SpringSettings {
     static Read read(ConfigurableEnvironment environment) {
         Binder binder = Binder.get(environment);
         for (String key : POOL_KEYS) {
-            binder.bind(PREFIX + ".database." + key, String.class).ifBound(value -> {
+            binder.bind(ConfigurationPropertyName.adapt(PREFIX + ".database." + key, '.'), Bindable.of(String.class)).ifBound(value -> {
                 throw EngineRuntimeException.configInvalid(SOURCE, "database." + key, value, "Turnstile runs on the application's"
                         + " DataSource and joins its transactions: configure the database under spring.datasource.*");
             });

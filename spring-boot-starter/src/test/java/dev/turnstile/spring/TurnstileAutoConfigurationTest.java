@@ -84,6 +84,9 @@ class TurnstileAutoConfigurationTest {
                     + " (turnstile.*): database.url = \"jdbc:h2:mem:other\": Turnstile runs on the application's DataSource and joins"
                     + " its transactions: configure the database under spring.datasource.*");
         });
+        app.withPropertyValues("turnstile.database.max-pool-size=5").run(context ->
+                assertThat(rootCause(context.getStartupFailure())).hasMessageStartingWith("E_CONFIG_INVALID: the Spring environment"
+                        + " (turnstile.*): database.maxPoolSize = \"5\": Turnstile runs on the application's DataSource"));
     }
 
     @Test
