@@ -3,6 +3,7 @@ package dev.turnstile.spi;
 import dev.turnstile.api.ExceptionCode;
 
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Consumer;
 
@@ -38,6 +39,16 @@ public interface HostTransactions {
      */
     default boolean onCompletion(Consumer<Boolean> action) {
         return false;
+    }
+
+    /**
+     * How long the host's transaction active on the calling thread may still run, when it has a
+     * timeout (Spring: {@code @Transactional(timeout = …)}); zero once it has run out. The engine's
+     * lock waits in that transaction end by then (on PostgreSQL, whose lock waits have no limit of
+     * their own; MariaDB and H2 bound them by their lock wait timeout). Empty: no timeout (the default).
+     */
+    default Optional<Duration> timeLeft() {
+        return Optional.empty();
     }
 
     /**

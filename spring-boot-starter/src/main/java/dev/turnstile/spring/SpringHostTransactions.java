@@ -4,11 +4,13 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.spi.HostTransactions;
 import org.springframework.jdbc.datasource.ConnectionHolder;
+import org.springframework.transaction.TransactionTimedOutException;
 import org.springframework.transaction.support.TransactionSynchronization;
 import org.springframework.transaction.support.TransactionSynchronizationManager;
 import org.springframework.transaction.support.TransactionSynchronizationUtils;
 
 import java.sql.Connection;
+import java.time.Duration;
 import java.util.Optional;
 import java.util.function.Consumer;
 import javax.sql.DataSource;
@@ -69,6 +71,21 @@ public final class SpringHostTransactions implements HostTransactions {
                     + " writes next fails, it stays (a number with no invoice). Run it in a transaction —"
                     + " @Transactional on the calling method, called through its Spring proxy (not from the same class) —"
                     + " or set turnstile.spring.allow-own-transactions=true to let Turnstile commit such calls itself.");
+        }
+    }
+
+    /** The time left of the transaction's timeout ({@code @Transactional(timeout = …)}), if it has one. */
+    @Override
+    public Optional<Duration> timeLeft() {
+        if (!TransactionSynchronizationManager.isActualTransactionActive()
+                || !(TransactionSynchronizationManager.getResource(TransactionSynchronizationUtils.unwrapResourceIfNecessary(dataSource))
+                instanceof ConnectionHolder holder) || !holder.hasTimeout()) {
+            return Optional.empty();
+        }
+        try {
+            return Optional.of(Duration.ofMillis(holder.getTimeToLiveInMillis()));
+        } catch (TransactionTimedOutException ranOut) {
+            return Optional.of(Duration.ZERO);
         }
     }
 

@@ -29,6 +29,11 @@ import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -113,6 +118,47 @@ class SpringTransactionEdgesTest {
             }), "a REQUIRES_NEW save waiting on its own suspended transaction");
             assertThat(os.fetchCustomObject("EdgeCase", created.getId(), PropertyFilter.ALL).getProperties().getInteger32Value("N"))
                     .as("the outer transaction's save committed").isEqualTo(1);
+        });
+    }
+
+    @Test
+    void aTakeWaitingOnAnotherTransaction_endsWithTheHostTransactionsTimeout_notWhenTheOtherLetsGo() {
+        app.run(context -> {
+            ContentEngine engine = context.getBean(ContentEngine.class);
+            TransactionTemplate holder = context.getBean(TransactionTemplate.class);
+            TransactionTemplate hurried = new TransactionTemplate(context.getBean(PlatformTransactionManager.class));
+            hurried.setTimeout(2); // @Transactional(timeout = 2)
+            Dispenser orders = engine.dispensers().get("orders");
+            long before = orders.current();
+            CountDownLatch holding = new CountDownLatch(1);
+            CountDownLatch letGo = new CountDownLatch(1);
+            ExecutorService other = Executors.newSingleThreadExecutor();
+            try {
+                // Another transaction takes a number and holds the counter's row lock until told.
+                Future<Long> held = other.submit(() -> holder.execute(status -> {
+                    long n = orders.next();
+                    holding.countDown();
+                    try {
+                        letGo.await(60, TimeUnit.SECONDS);
+                    } catch (InterruptedException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return n;
+                }));
+                assertThat(holding.await(30, TimeUnit.SECONDS)).isTrue();
+                // The row is let go only after the hurried take has its answer: a wait bounded by its
+                // own timeout fails; a wait for the holder never ends until the guard's 60 s.
+                assertTimeoutPreemptively(Duration.ofSeconds(60), () -> assertThatThrownBy(() -> hurried.execute(s -> orders.next()))
+                        .hasMessageStartingWith("E_HOST_TRANSACTION: Taking 1 number(s) from dispenser orders in the host's"
+                                + " transaction ran out of time"), "a take bounded by its transaction's 2 s timeout");
+                letGo.countDown();
+                assertThat(held.get(30, TimeUnit.SECONDS)).isEqualTo(before + 1);
+                Long next = holder.execute(status -> orders.next());
+                assertThat(next).as("the timed-out take took nothing").isEqualTo(before + 2);
+            } finally {
+                letGo.countDown();
+                other.shutdown();
+            }
         });
     }
 

@@ -270,8 +270,12 @@ public final class Database implements AutoCloseable {
         int[] open = openTransactions.get();
         open[0]++;
         try (StatelessSession session = sessionFactory.withStatelessOptions().connection(connection).openStatelessSession()) {
+            hostTransaction.bound(connection, Sql.isPostgres(productName), what);
             return work.apply(session);
         } catch (RuntimeException e) {
+            if (Sql.isTimedOut(e) && !(e instanceof EngineRuntimeException)) {
+                throw HostTransaction.timedOut(what, e);
+            }
             if (Sql.isConflictAbort(e) && !(e instanceof EngineRuntimeException)) {
                 throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "The database aborted the host's"
                         + " transaction while " + what.get() + " for a conflicting one (a deadlock, or a certification"

@@ -5,8 +5,12 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.spi.HostTransactions;
 
 import java.sql.Connection;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.function.Supplier;
 
@@ -48,6 +52,40 @@ public final class HostTransaction {
         if (!isActive()) {
             host.outsideTransaction(what.get());
         }
+    }
+
+    /**
+     * Before the engine's work on {@code connection} in the host's transaction: a transaction that
+     * has run out of time is refused, and on PostgreSQL, whose lock waits have no limit of their own,
+     * the engine's lock waits end when the transaction's time does ({@code SET LOCAL lock_timeout}:
+     * this transaction only; the host's own statements, bounded by the same deadline, lose nothing).
+     */
+    void bound(Connection connection, boolean postgres, Supplier<String> what) {
+        Optional<Duration> left = host.timeLeft();
+        if (left.isEmpty()) {
+            return;
+        }
+        if (left.get().toMillis() <= 0) {
+            throw timedOut(what, null);
+        }
+        if (postgres) {
+            try (Statement set = connection.createStatement()) {
+                set.execute("SET LOCAL lock_timeout = " + left.get().toMillis());
+            } catch (SQLException e) {
+                throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "Could not bound " + what.get()
+                        + " by the host's transaction's time left: " + e.getMessage(), e);
+            }
+        }
+    }
+
+    /** {@code what} gave up a lock wait, or was cancelled, in the host's transaction: said as the host's to settle. */
+    static EngineRuntimeException timedOut(Supplier<String> what, Throwable cause) {
+        String done = what.get();
+        return EngineRuntimeException.of(ExceptionCode.E_HOST_TRANSACTION, Character.toUpperCase(done.charAt(0)) + done.substring(1)
+                + " in the host's transaction ran out of time:"
+                + " the transaction's timeout passed, or the database's lock wait limit, while another transaction held the row"
+                + " (or the host cancelled the statement). Nothing of it was done; roll the transaction back and run it again,"
+                + " or give it more time." + (cause == null ? "" : " " + Database.rootMessage(cause)), cause);
     }
 
     /** {@code action} once the host's transaction commits, if the host says when; else (and outside one) now. */

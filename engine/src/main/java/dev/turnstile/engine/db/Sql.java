@@ -67,6 +67,21 @@ public final class Sql {
     }
 
     /**
+     * True if a statement gave up waiting, or was cancelled: a lock wait timeout (PostgreSQL 55P03,
+     * MariaDB 1205, H2 50200) or a statement cancelled for its time (57014; MariaDB 1969) — in the
+     * host's transaction, its timeout or the database's lock wait limit, not an outage.
+     */
+    public static boolean isTimedOut(Throwable failure) {
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof SQLException sql && ("55P03".equals(sql.getSQLState()) || "57014".equals(sql.getSQLState())
+                    || sql.getErrorCode() == 1205 || sql.getErrorCode() == 1969 || sql.getErrorCode() == 50200)) {
+                return true;
+            }
+        }
+        return false;
+    }
+
+    /**
      * True if the database refused a write because the transaction is read-only (SQLSTATE 25006:
      * PostgreSQL's read_only_sql_transaction, MariaDB's error 1792): the caller's mistake, not an outage.
      */
