@@ -3,7 +3,11 @@ package dev.turnstile.spring;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.engine.TurnstileMetrics;
+import dev.turnstile.engine.TurnstileObservations;
 import io.micrometer.core.instrument.binder.MeterBinder;
+import io.micrometer.observation.ObservationRegistry;
+import org.springframework.beans.factory.ObjectProvider;
+import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.boot.autoconfigure.AutoConfiguration;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnClass;
 import org.springframework.boot.autoconfigure.condition.ConditionalOnMissingBean;
@@ -20,7 +24,7 @@ import javax.sql.DataSource;
  * A {@link ContentEngine} on the application's DataSource, joining the application's Spring
  * transactions ({@link SpringHostTransactions}), configured by {@code turnstile.*} with the keys of
  * turnstile.yaml; and, with Actuator, a {@code turnstile} health indicator and the engine's meters
- * ({@link TurnstileMetrics}).
+ * ({@link TurnstileMetrics}); with an {@code ObservationRegistry}, its Observations ({@link TurnstileObservations}).
  */
 @AutoConfiguration(afterName = {
         "org.springframework.boot.jdbc.autoconfigure.DataSourceAutoConfiguration",
@@ -46,6 +50,16 @@ public class TurnstileAutoConfiguration {
         @ConditionalOnMissingBean
         TurnstileMetrics turnstileMetrics(ContentEngine engine) {
             return new TurnstileMetrics(engine);
+        }
+    }
+
+    /** With an ObservationRegistry (Spring's, or Actuator's), every take, save and dispatch pass is an Observation. */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(ObservationRegistry.class)
+    static class Observations {
+        @Bean
+        SmartInitializingSingleton turnstileObservations(ContentEngine engine, ObjectProvider<ObservationRegistry> registry) {
+            return () -> registry.ifAvailable(r -> TurnstileObservations.observe(engine, r));
         }
     }
 

@@ -9,6 +9,9 @@ import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.dispenser.ResetPeriod;
+import io.micrometer.observation.Observation;
+import io.micrometer.observation.ObservationHandler;
+import io.micrometer.observation.ObservationRegistry;
 import org.junit.jupiter.api.Test;
 import org.springframework.boot.autoconfigure.AutoConfigurations;
 import org.springframework.boot.health.contributor.Health;
@@ -147,6 +150,29 @@ class TurnstileAutoConfigurationTest {
     void allowOwnTransactions_letsANumberOutsideAnyTransactionCommitOnItsOwn() {
         app.withPropertyValues("turnstile.dispensers.series.orders.format={seq}", "turnstile.spring.allow-own-transactions=true")
                 .run(context -> assertThat(context.getBean(ContentEngine.class).dispensers().get("orders").next()).isEqualTo(1));
+    }
+
+    @Test
+    void withAnObservationRegistry_eachTakeIsAnObservation() {
+        List<String> observed = new java.util.concurrent.CopyOnWriteArrayList<>();
+        ObservationRegistry registry = ObservationRegistry.create();
+        registry.observationConfig().observationHandler(new ObservationHandler<>() {
+            @Override
+            public void onStop(Observation.Context context) {
+                observed.add(context.getName() + " " + context.getLowCardinalityKeyValue("dispenser").getValue());
+            }
+
+            @Override
+            public boolean supportsContext(Observation.Context context) {
+                return true;
+            }
+        });
+        app.withBean(ObservationRegistry.class, () -> registry).withPropertyValues("turnstile.dispensers.series.orders.format={seq}")
+                .run(context -> {
+                    ContentEngine engine = context.getBean(ContentEngine.class);
+                    context.getBean(TransactionTemplate.class).executeWithoutResult(status -> engine.dispensers().get("orders").next());
+                    assertThat(observed).containsExactly("turnstile.dispenser.take orders");
+                });
     }
 
     @Test

@@ -65,6 +65,11 @@ final class DefaultChangeDispatcher implements ChangeDispatcher {
     @Override
     public DispatchReport runOnce() {
         feed.database.host().refuse("Change dispatching");
+        return feed.operations.run("turnstile.changes.dispatch", this::pass, "dispatcher", name);
+    }
+
+    /** One pass: a client that is behind, taken and served, or none. */
+    private DispatchReport pass() {
         long head = feed.sequencer.sequence();
         List<ClientRecord> behind = feed.database.inTransaction(() -> name + " looking for clients", session ->
                 session.createSelectionQuery("from ClientRecord c where c.position < :head and (c.holder is null or "

@@ -20,6 +20,7 @@ import dev.turnstile.engine.db.GuardedWrite;
 import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.engine.objects.ObjectStoreServices;
+import dev.turnstile.engine.objects.Operations;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -58,7 +59,11 @@ public final class DefaultChangeFeed implements ChangeFeed {
     /** The dispatchers made here, to stop when the engine closes (a dispatcher stops at most once more). */
     private final Set<DefaultChangeDispatcher> dispatchers = ConcurrentHashMap.newKeySet();
 
+    /** Where the host observes each dispatch pass. */
+    final Operations operations;
+
     public DefaultChangeFeed(Database database, ObjectStoreServices objects, boolean enabled) {
+        this.operations = objects.operations;
         this.database = database;
         this.sequencer = new Sequencer(database);
         this.classes = objects.engineStore("turnstile");

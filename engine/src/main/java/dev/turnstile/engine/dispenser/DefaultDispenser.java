@@ -37,6 +37,8 @@ final class DefaultDispenser implements Dispenser {
     private final DispenserConfig config;
     private final DispenserFormat format;
     private final UUID id;
+    /** The strategy as the observations name it. */
+    private final String strategyTag;
     private final Strategy strategy;
     private final RetryPolicy policy;
     /** One keyed call in 64 also deletes up to 500 of the dispenser's expired request keys. */
@@ -58,6 +60,7 @@ final class DefaultDispenser implements Dispenser {
         this.config = config;
         this.format = DispenserFormat.parse(name, config.format(), config.reset());
         this.id = DispenserServices.idOf(name);
+        this.strategyTag = config.strategy().name().toLowerCase(Locale.ROOT);
         this.policy = services.retryPolicies.get(config.retryPolicy());
         Pessimistic queued = new Pessimistic(services.objects, services.statements, user, name, id, policy);
         this.strategy = switch (config.strategy()) {
@@ -87,7 +90,8 @@ final class DefaultDispenser implements Dispenser {
         } else {
             services.database.host().outside(what);
         }
-        NumberBlock taken = (inHost ? inHostTransaction : strategy).take(count);
+        NumberBlock taken = services.objects.operations.run("turnstile.dispenser.take", () -> (inHost ? inHostTransaction : strategy).take(count),
+                "dispenser", name, "strategy", strategyTag);
         // Counted once they are the caller's for good: in the host's transaction, when it commits.
         services.database.host().afterCommit(() -> services.counts.issued(config.strategy(), count));
         return taken;

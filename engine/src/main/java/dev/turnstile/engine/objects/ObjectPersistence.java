@@ -45,8 +45,11 @@ final class ObjectPersistence {
     /** The writes only a cooperative lock makes (a lock in one statement, a pass, a let-go). */
     private final LockWrites lockWrites;
 
+    private final Operations operations;
+
     ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors, SystemClasses systemClasses,
-                      LockHook locks, ObjectStatements statements) {
+                      LockHook locks, ObjectStatements statements, Operations operations) {
+        this.operations = operations;
         this.systemClasses = systemClasses;
         this.database = database;
         this.classes = classes;
@@ -114,8 +117,12 @@ final class ObjectPersistence {
                 && ordered.stream().anyMatch(o -> o.isNew() || o.isPendingDelete() || !o.pendingValues().isEmpty())) {
             database.host().outside(what); // the application's data, not a lock: the host may want it in its transaction
         }
-        List<ObjectState> states = locks.save(new LockHook.Save(requests, actor, inHost),
-                () -> attempt(what, actor, ordered, inHost));
+        Supplier<List<ObjectState>> saving = () -> locks.save(new LockHook.Save(requests, actor, inHost), () -> attempt(what, actor, ordered, inHost));
+        DefaultIndependentObject one = ordered.size() == 1 ? ordered.get(0) : null;
+        String operation = one == null ? "batch" : one.pendingLock().locking() ? "lock" : one.pendingLock().unlocking() ? "unlock" : "save";
+        // The application's saves are observed; the engine's own are inside the operation they serve (a take).
+        List<ObjectState> states = actor.engine() ? saving.get()
+                : operations.run("turnstile.object.save", saving, "operation", operation, "class", one == null ? "(batch)" : one.getClassName());
         for (int i = 0; i < ordered.size(); i++) {
             ordered.get(i).saved(states.get(i), mode);
         }

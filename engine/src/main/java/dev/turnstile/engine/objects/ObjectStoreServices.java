@@ -23,6 +23,8 @@ public final class ObjectStoreServices {
     final ClassRegistry classes;
     final ChangePreprocessors preprocessors = new ChangePreprocessors();
     final ObjectPersistence persistence;
+    /** Where the host observes takes, saves and dispatch passes. */
+    public final Operations operations = new Operations();
 
     final SystemClasses systemClasses = new SystemClasses();
     private final String lockBreakerRole;
@@ -40,7 +42,7 @@ public final class ObjectStoreServices {
         this.database = database;
         this.lockBreakerRole = lockBreakerRole;
         this.classes = new ClassRegistry(database, systemClasses);
-        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses, locks, statements);
+        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses, locks, statements, operations);
     }
 
     /**
