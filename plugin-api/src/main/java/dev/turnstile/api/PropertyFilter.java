@@ -7,7 +7,8 @@ import java.util.Set;
 
 /**
  * Which custom properties a fetch brings into the instance. System properties (Id, ClassName,
- * Creator, DateCreated, LastModifier, DateLastModified, UpdateSequenceNumber) always come.
+ * Creator, DateCreated, LastModifier, DateLastModified, UpdateSequenceNumber) always come. A null
+ * filter, where a fetch takes one, brings every property, as FileNet's {@code fetchInstance(…, null)} does.
  */
 public final class PropertyFilter {
     /** Every property of the class. */
@@ -26,6 +27,11 @@ public final class PropertyFilter {
             set.add(Objects.requireNonNull(name, "property name"));
         }
         return new PropertyFilter(Collections.unmodifiableSet(set));
+    }
+
+    /** {@code filter}, or {@link #ALL} for null: a fetch given no filter brings every property. */
+    public static PropertyFilter orAll(PropertyFilter filter) {
+        return filter == null ? ALL : filter;
     }
 
     /** Whether a fetch with this filter brings {@code propertyName}. */

@@ -179,7 +179,8 @@ class DefaultIndependentObject implements IndependentObject {
     }
 
     @Override
-    public void fetchProperties(PropertyFilter filter) {
+    public void fetchProperties(PropertyFilter given) {
+        PropertyFilter filter = PropertyFilter.orAll(given);
         checkSaved("fetchProperties");
         ObjectState state = store.read(className, id);
         if (usn != null && usn != state.usn()) {
@@ -198,7 +199,7 @@ class DefaultIndependentObject implements IndependentObject {
     @Override
     public void refresh(PropertyFilter filter) {
         checkSaved("refresh");
-        loaded(store.read(className, id), filter, false);
+        loaded(store.read(className, id), PropertyFilter.orAll(filter), false);
     }
 
     @Override

@@ -121,11 +121,10 @@ final class DefaultObjectStore implements ObjectStore {
     @Override
     public IndependentObject fetchObject(String className, UUID id, PropertyFilter filter) {
         Objects.requireNonNull(id, "id");
-        Objects.requireNonNull(filter, "filter");
         services.classes.get(className);
         ObjectState state = read(className, id);
         DefaultIndependentObject o = instantiate(services.classes.get(state.className()), state.className(), id);
-        o.loaded(state, filter, false);
+        o.loaded(state, PropertyFilter.orAll(filter), false);
         return o;
     }
 

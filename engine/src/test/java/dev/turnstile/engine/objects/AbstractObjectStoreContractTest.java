@@ -437,6 +437,19 @@ public abstract class AbstractObjectStoreContractTest {
         assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(5);
     }
 
+    @Test
+    void aNullPropertyFilter_fetchesEveryProperty_asFileNetsDoes() {
+        CustomObject created = newCounter(4);
+        CustomObject fetched = bob.fetchCustomObject(counterClass, created.getId(), null);
+        assertThat(fetched.getProperties().getStringValue("Note")).isEqualTo("start");
+        assertThat(fetched.getProperties().getInteger32Value("Counter")).isEqualTo(4);
+        CustomObject fetchless = bob.getCustomObject(counterClass, created.getId());
+        fetchless.fetchProperties(null);
+        assertThat(fetchless.getProperties().getInteger32Value("Counter")).isEqualTo(4);
+        fetchless.refresh(null);
+        assertThat(fetchless.getProperties().getStringValue("Note")).isEqualTo("start");
+    }
+
     // --- delete ---
 
     @Test
