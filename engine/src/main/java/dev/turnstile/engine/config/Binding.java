@@ -98,8 +98,7 @@ final class Binding {
         }
         if (cause instanceof EngineRuntimeException bad) {
             // The builders hold every range: theirs is the rule, reported against the file and key.
-            return bad.getExceptionCode() == ExceptionCode.E_CONFIG_INVALID ? bad
-                    : EngineRuntimeException.configInvalid(source, where, written, Refusals.ruleOf(bad));
+            return Refusals.atKey(bad, source, where, written);
         }
         if (e instanceof UnrecognizedPropertyException unknown) {
             Set<String> known = new TreeSet<>(alsoKnown);

@@ -1,6 +1,5 @@
 package dev.turnstile.engine.config;
 
-import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import tools.jackson.databind.JsonNode;
 
@@ -18,11 +17,7 @@ final class DispenserConfigReader {
         Binding.entries(source, "dispensers.series", series).forEach((name, node) -> {
             String path = "dispensers.series." + name;
             DispenserConfig.Builder b = Binding.bind(source, path, node, DispenserConfig.builder(), Set.of());
-            try {
-                out.put(name, b.build());
-            } catch (EngineRuntimeException e) {
-                throw EngineRuntimeException.configInvalid(source, path, node.toString(), Refusals.ruleOf(e));
-            }
+            Refusals.at(source, path, node.toString(), () -> out.put(name, b.build()));
         });
         return out;
     }

@@ -17,13 +17,18 @@ final class Refusals {
         return open >= 0 && m.endsWith(")") ? m.substring(open + 2, m.length() - 1) : m;
     }
 
-    /** Runs {@code setting}, a builder's setter; its refusal ({@code E_BAD_VALUE}) said as {@code E_CONFIG_INVALID} naming file, key and value. */
+    /** A builder's refusal ({@code E_BAD_VALUE}) said as {@code E_CONFIG_INVALID} naming file, key and value; a configuration error as it is. */
+    static EngineRuntimeException atKey(EngineRuntimeException bad, String source, String keyPath, Object value) {
+        return bad.getExceptionCode() == ExceptionCode.E_CONFIG_INVALID ? bad
+                : EngineRuntimeException.configInvalid(source, keyPath, value, ruleOf(bad));
+    }
+
+    /** Runs {@code setting}, a builder's setter or build; its refusal said {@link #atKey at the key}. */
     static void at(String source, String keyPath, Object value, Runnable setting) {
         try {
             setting.run();
         } catch (EngineRuntimeException e) {
-            throw e.getExceptionCode() == ExceptionCode.E_CONFIG_INVALID ? e
-                    : EngineRuntimeException.configInvalid(source, keyPath, value, ruleOf(e));
+            throw atKey(e, source, keyPath, value);
         }
     }
 
