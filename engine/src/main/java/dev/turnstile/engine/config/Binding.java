@@ -6,6 +6,7 @@ import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.retry.FailureMatcher;
 import tools.jackson.core.JacksonException;
 import tools.jackson.core.JsonParser;
+import tools.jackson.core.TreeNode;
 import tools.jackson.core.exc.InputCoercionException;
 import tools.jackson.databind.DatabindException;
 import tools.jackson.databind.DeserializationContext;
@@ -69,7 +70,8 @@ final class Binding {
     @SuppressWarnings("unchecked")
     static <T> T bind(String source, String prefix, JsonNode node, Object target, Set<String> alsoKnown) {
         try {
-            return target instanceof Class<?> type ? MAPPER.treeToValue(node, (Class<T>) type)
+            // As a TreeNode: treeToValue(JsonNode, Class) is Jackson 3.1's; Spring Boot 4.0 hosts have 3.0.
+            return target instanceof Class<?> type ? MAPPER.treeToValue((TreeNode) node, (Class<T>) type)
                     : MAPPER.readerForUpdating(target).readValue(node);
         } catch (JacksonException | EngineRuntimeException | Refused e) {
             throw refusal(source, prefix, node, e, alsoKnown);

@@ -9,6 +9,7 @@ import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.transaction.TransactionDefinition;
 import org.springframework.transaction.support.TransactionTemplate;
 
+import java.time.Duration;
 import java.time.Year;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,6 +47,14 @@ class OrderServiceTest {
         assertThat(engine.dispensers().get("orders").register()).extracting(n -> n.number()).containsExactly(1L, 2L, 3L, 4L);
         assertThat(meters.get("turnstile.dispenser.numbers").tag("strategy", "combining").functionCounter().count())
                 .as("numbers issued to committed orders: the refused orders' numbers went back, uncounted").isEqualTo(4);
+    }
+
+    @Test
+    void settings_fromApplicationYamlInKebabCase_andFromTheEnvironment() {
+        assertThat(engine.config().locks().breakerRole()).isEqualTo("order-desk-supervisor");
+        assertThat(engine.config().dispensers().series().get("orders").requestKeyRetention()).isEqualTo(Duration.ofHours(2));
+        assertThat(engine.config().dispensers().adminRole()).as("TURNSTILE_DISPENSERS_ADMINROLE (the pom's surefire setting)")
+                .isEqualTo("order-admins");
     }
 
     @Test
