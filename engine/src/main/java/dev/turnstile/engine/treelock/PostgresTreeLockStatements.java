@@ -3,6 +3,7 @@ package dev.turnstile.engine.treelock;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.Notifications;
 
 import java.sql.PreparedStatement;
@@ -47,8 +48,10 @@ final class PostgresTreeLockStatements extends TreeLockStatements {
         return true;
     }
 
-    PostgresTreeLockStatements(Database database, String headFreeMineOrLapsed) {
+    PostgresTreeLockStatements(Database database, Lease heads) {
+        super(heads);
         this.database = database;
+        String headFreeMineOrLapsed = heads.freeMineOrLapsed("a.lease", "a.now_at");
         StringBuilder grantable = new StringBuilder("CASE l.mode");
         StringBuilder mark = new StringBuilder();
         StringBuilder unmark = new StringBuilder();

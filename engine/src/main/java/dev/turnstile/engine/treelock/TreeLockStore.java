@@ -17,7 +17,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.SortedMap;
@@ -40,9 +39,7 @@ final class TreeLockStore {
     private static final Lease HEADS = new Lease("ts_tree_node", "node_path", "head_lease", "head_expires");
 
     private final Database database;
-    private final Map<GrayMode, String> acquireSql = new EnumMap<>(GrayMode.class);
-    private final Map<GrayMode, String> releaseSql = new EnumMap<>(GrayMode.class);
-    /** PostgreSQL: an acquire and a release in one statement each. */
+    /** Each mode's mark and unmark; on PostgreSQL also an acquire and a release in one statement each. */
     private final TreeLockStatements statements;
 
     TreeLockStore(Database database) {
@@ -52,23 +49,7 @@ final class TreeLockStore {
     /** With {@code oneStatement} false, PostgreSQL too takes the transactions every database takes (the two-path tests). */
     TreeLockStore(Database database, boolean oneStatement) {
         this.database = database;
-        this.statements = oneStatement ? new PostgresTreeLockStatements(database, HEADS.freeMineOrLapsed("a.lease", "a.now_at"))
-                : new TreeLockStatements();
-        for (GrayMode mode : GrayMode.values()) {
-            StringBuilder sql = new StringBuilder("UPDATE ts_tree_node SET usn = usn + 1, ").append(mode.column)
-                    .append(" = ").append(mode.column).append(" + 1 WHERE node_path = :path");
-            for (GrayMode other : mode.incompatible()) {
-                sql.append(" AND ").append(other.column).append(" = 0");
-            }
-            // Yield to an older waiter queued on this node unless our mode is compatible with its own.
-            sql.append(" AND (").append(HEADS.freeMineOrLapsed(":lease", ":now")).append(" OR head_ticket > :ticket");
-            if (mode.compatibleWith(GrayMode.S)) {
-                sql.append(" OR head_mode = 'S'");
-            }
-            acquireSql.put(mode, sql.append(')').toString());
-            releaseSql.put(mode, "UPDATE ts_tree_node SET usn = usn + 1, " + mode.column + " = " + mode.column
-                    + " - 1 WHERE node_path = :path AND " + mode.column + " > 0");
-        }
+        this.statements = oneStatement ? new PostgresTreeLockStatements(database, HEADS) : new TreeLockStatements(HEADS);
     }
 
     /** An attempt was refused: some row's compatibility check or queue rule failed; the transaction rolls back. */
@@ -121,7 +102,7 @@ final class TreeLockStore {
     }
 
     private boolean mark(StatelessSession session, String row, GrayMode mode, String leaseId, String ticket, Instant now) {
-        return session.createNativeMutationQuery(acquireSql.get(mode)).setParameter("path", row).setParameter("lease", leaseId)
+        return session.createNativeMutationQuery(statements.mark(mode)).setParameter("path", row).setParameter("lease", leaseId)
                 .setParameter("ticket", ticket).setParameter("now", now).executeUpdate() == 1;
     }
 
@@ -325,7 +306,7 @@ final class TreeLockStore {
 
     private void unmark(StatelessSession session, SortedMap<TreePath, GrayMode> marks, String leaseId) {
         for (IntentionStripes.Mark mark : IntentionStripes.marks(marks, leaseId)) {
-            session.createNativeMutationQuery(releaseSql.get(mark.mode())).setParameter("path", mark.row()).executeUpdate();
+            session.createNativeMutationQuery(statements.unmark(mark.mode())).setParameter("path", mark.row()).executeUpdate();
         }
     }
 
