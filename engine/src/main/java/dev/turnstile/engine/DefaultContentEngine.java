@@ -4,6 +4,7 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.LockStatistics;
 import dev.turnstile.api.Session;
 import dev.turnstile.api.changes.ChangeFeed;
 import dev.turnstile.api.retry.RetryPolicies;
@@ -22,6 +23,7 @@ import dev.turnstile.engine.retry.PolicyFileWatch;
 import dev.turnstile.engine.retry.RetryWaits;
 import dev.turnstile.engine.treelock.DefaultTreeLocks;
 import dev.turnstile.engine.treelock.TreeLockService;
+import dev.turnstile.spi.OperationObserver;
 
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -160,25 +162,28 @@ final class DefaultContentEngine implements ContentEngine {
         return database;
     }
 
-    ObjectStoreServices objectServices() {
-        return objects;
-    }
-
-    CooperativeLocks locks() {
-        return locks;
-    }
-
     DispenserServices dispenserServices() {
         return dispensers;
-    }
-
-    TreeLockService treeLockService() {
-        return treeLocks;
     }
 
     @Override
     public EngineStatistics statistics() {
         return database.statistics();
+    }
+
+    @Override
+    public LockStatistics lockStatistics() {
+        return locks.counts().snapshot();
+    }
+
+    @Override
+    public void observeWith(OperationObserver observer) {
+        objects.operations.observeWith(observer);
+    }
+
+    @Override
+    public boolean bindPoolMetrics(Object registry) {
+        return database.bindPoolMetrics(registry);
     }
 
     @Override

@@ -7,6 +7,7 @@ import dev.turnstile.api.retry.RetryPolicies;
 import dev.turnstile.api.treelock.TreeLocks;
 
 import dev.turnstile.spi.EngineProvider;
+import dev.turnstile.spi.OperationObserver;
 
 import java.nio.file.Path;
 import java.util.Map;
@@ -106,8 +107,24 @@ public interface ContentEngine extends AutoCloseable {
     /** The configuration the engine was opened with. */
     EngineConfig config();
 
-    /** The database work the engine has done since it opened (transactions, statements by kind). */
+    /** The database work the engine has done since it opened (transactions, statements by kind, conflicts). */
     EngineStatistics statistics();
+
+    /** The cooperative locks this engine's sessions took, were refused and released since it opened. */
+    LockStatistics lockStatistics();
+
+    /**
+     * From now on, each number taken, each save (a lock, an unlock, a batch) and each dispatch pass
+     * runs through {@code observer} (null: none), so that a host's tracing and timers show them.
+     */
+    void observeWith(OperationObserver observer);
+
+    /**
+     * Binds the meters of the connection pool the engine opened (HikariCP's {@code hikaricp.*}) to
+     * {@code registry}, a Micrometer {@code MeterRegistry} or a Dropwizard {@code MetricRegistry} as
+     * HikariCP takes it; false, nothing bound, where the engine works on a host's {@code DataSource}.
+     */
+    boolean bindPoolMetrics(Object registry);
 
     @Override
     void close();

@@ -12,14 +12,21 @@ package dev.turnstile.api;
  * @param inserts INSERT statements
  * @param updates UPDATE statements
  * @param deletes DELETE statements
+ * @param conflicts transactions the database aborted for a conflicting one (a deadlock, a failed
+ *                  serialization, Galera's certification), which the engine ran again: logged nowhere
  */
 public record EngineStatistics(long transactions, long statements, long selects, long inserts, long updates,
-                               long deletes) {
+                               long deletes, long conflicts) {
+
+    /** Database work with no conflict: what a test expects of an operation run alone. */
+    public EngineStatistics(long transactions, long statements, long selects, long inserts, long updates, long deletes) {
+        this(transactions, statements, selects, inserts, updates, deletes, 0);
+    }
 
     /** The work done between {@code earlier} and this snapshot. */
     public EngineStatistics since(EngineStatistics earlier) {
         return new EngineStatistics(transactions - earlier.transactions, statements - earlier.statements,
                 selects - earlier.selects, inserts - earlier.inserts, updates - earlier.updates,
-                deletes - earlier.deletes);
+                deletes - earlier.deletes, conflicts - earlier.conflicts);
     }
 }

@@ -30,7 +30,7 @@ class DocsTest {
     private static final List<Path> REGION_SOURCES = List.of(
             Path.of("src/test/java/dev/turnstile/samples/ReadmeExamplesTest.java"),
             ROOT.resolve("samples/spring-boot/src/main/java/dev/turnstile/samples/boot/OrderService.java"),
-            ROOT.resolve("engine/src/test/java/dev/turnstile/engine/TurnstileMetricsTest.java"));
+            ROOT.resolve("micrometer/src/test/java/dev/turnstile/micrometer/TurnstileMetricsTest.java"));
     /** Investigations keep the code they ran as it was; nothing there claims to compile today. */
     private static final Set<String> HISTORY = Set.of("benchmarks-history.md");
     private static final Pattern LINK = Pattern.compile("\\]\\(([^)\\s]+)\\)");

@@ -2,8 +2,8 @@ package dev.turnstile.spring;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
-import dev.turnstile.engine.TurnstileMetrics;
-import dev.turnstile.engine.TurnstileObservations;
+import dev.turnstile.micrometer.TurnstileMetrics;
+import dev.turnstile.micrometer.TurnstileObservations;
 import io.micrometer.core.instrument.binder.MeterBinder;
 import io.micrometer.observation.ObservationRegistry;
 import org.springframework.beans.factory.ObjectProvider;

@@ -8,7 +8,7 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.dispenser.Dispenser;
-import dev.turnstile.engine.TurnstileMetrics;
+import dev.turnstile.micrometer.TurnstileMetrics;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

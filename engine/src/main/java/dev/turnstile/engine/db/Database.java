@@ -318,11 +318,6 @@ public final class Database implements AutoCloseable {
         });
     }
 
-    /** Transactions aborted for a conflicting one (deadlock, serialization, certification) and run again: counted, not logged. */
-    public long conflicts() {
-        return counter.conflicts();
-    }
-
     /** The host's transaction as the engine's work meets it. */
     public HostTransaction host() {
         return hostTransaction;

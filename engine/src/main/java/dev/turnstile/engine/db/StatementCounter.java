@@ -72,13 +72,8 @@ final class StatementCounter implements StatementInspector {
         conflicts.increment();
     }
 
-    /** Transactions the database aborted for a conflicting one, which the engine ran again. */
-    long conflicts() {
-        return conflicts.sum();
-    }
-
     EngineStatistics snapshot() {
         return new EngineStatistics(transactions.sum(), statements.sum(), selects.sum(), inserts.sum(),
-                updates.sum(), deletes.sum());
+                updates.sum(), deletes.sum(), conflicts.sum());
     }
 }

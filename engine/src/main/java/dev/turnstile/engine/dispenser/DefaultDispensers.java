@@ -3,6 +3,8 @@ package dev.turnstile.engine.dispenser;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.dispenser.DispenserStatistics;
+import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.dispenser.Dispensers;
 
 import java.util.List;
@@ -24,6 +26,11 @@ final class DefaultDispensers implements Dispensers {
     public List<String> names() {
         DefaultDispenser.requireAdmin(admin, user, "list the", "names", services.adminRole);
         return services.names();
+    }
+
+    @Override
+    public DispenserStatistics statistics(DispenserStrategy strategy) {
+        return new DispenserStatistics(services.counts.numbers(strategy), services.counts.conflicts(strategy));
     }
 
     @Override

@@ -2,6 +2,7 @@ package dev.turnstile.engine.locks;
 
 import com.github.benmanes.caffeine.cache.Cache;
 import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.turnstile.api.LockStatistics;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -38,19 +39,7 @@ public final class LockCounts {
         }
     }
 
-    public long granted() {
-        return granted.sum();
-    }
-
-    public long refused() {
-        return refused.sum();
-    }
-
-    public long released() {
-        return released.sum();
-    }
-
-    public long heldNanos() {
-        return heldNanos.sum();
+    public LockStatistics snapshot() {
+        return new LockStatistics(granted.sum(), refused.sum(), released.sum(), Duration.ofNanos(heldNanos.sum()));
     }
 }

@@ -1,31 +1,26 @@
 package dev.turnstile.engine.objects;
 
+import dev.turnstile.spi.OperationObserver;
+
 import java.util.function.Supplier;
 
 /**
  * The engine's operations as a host may observe them — each number taken, each save (a lock, an
- * unlock, a batch) and each dispatch pass — through one {@link Observer} the host installs
- * ({@code TurnstileObservations}: Micrometer Observations, so that a host's tracing shows them).
- * Unobserved, an operation just runs.
+ * unlock, a batch) and each dispatch pass — through one {@link OperationObserver} the host installs
+ * ({@code ContentEngine.observeWith}). Unobserved, an operation just runs.
  */
 public final class Operations {
-    /** Runs an operation inside whatever the host measures or traces it with. */
-    public interface Observer {
-        /** {@code work}, observed as {@code name} with its low-cardinality {@code keyValues} (key, value, key, value …). */
-        <T> T observe(String name, Supplier<T> work, String... keyValues);
-    }
-
-    private static final Observer UNOBSERVED = new Observer() {
+    private static final OperationObserver UNOBSERVED = new OperationObserver() {
         @Override
         public <T> T observe(String name, Supplier<T> work, String... keyValues) {
             return work.get();
         }
     };
 
-    private volatile Observer observer = UNOBSERVED;
+    private volatile OperationObserver observer = UNOBSERVED;
 
     /** From now on, every operation through {@code observer}; null: none. */
-    public void observeWith(Observer observer) {
+    public void observeWith(OperationObserver observer) {
         this.observer = observer == null ? UNOBSERVED : observer;
     }
 

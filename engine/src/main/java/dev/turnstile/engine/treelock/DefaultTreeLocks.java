@@ -3,6 +3,7 @@ package dev.turnstile.engine.treelock;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreeLockStatistics;
 import dev.turnstile.api.treelock.TreeLocks;
 import dev.turnstile.api.treelock.TreePath;
 
@@ -36,6 +37,11 @@ public record DefaultTreeLocks(TreeLockService service, String user) implements 
     @Override
     public List<TreeLockInfo> status() {
         return service.status();
+    }
+
+    @Override
+    public TreeLockStatistics statistics() {
+        return service.statistics();
     }
 
     @Override

@@ -6,6 +6,7 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreeLockStatistics;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Notifications;
@@ -115,20 +116,9 @@ public final class TreeLockService {
     }
 
     /** Requests granted and refused (timed out, or busy for a tryLock) since the engine opened, and the time each took. */
-    public long granted() {
-        return granted.sum();
-    }
-
-    public long grantedNanos() {
-        return grantedNanos.sum();
-    }
-
-    public long refused() {
-        return refused.sum();
-    }
-
-    public long refusedNanos() {
-        return refusedNanos.sum();
+    public TreeLockStatistics statistics() {
+        return new TreeLockStatistics(granted.sum(), Duration.ofNanos(grantedNanos.sum()), refused.sum(),
+                Duration.ofNanos(refusedNanos.sum()));
     }
 
     private Optional<TreeLockHandle> attempt(TreeLockRequest request, String owner, Duration maxWait) {

@@ -17,9 +17,7 @@ import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.MutableClock;
-import dev.turnstile.engine.TurnstileMetrics;
 import dev.turnstile.engine.locks.LockPasses;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -60,7 +58,6 @@ public abstract class AbstractLockContractTest {
     private ObjectStore admin;
     private String cls;
     /** The engine's meters, bound once (its pool's can be bound only once). */
-    private final SimpleMeterRegistry registry = new SimpleMeterRegistry();
 
     /** A policy that waits five minutes between attempts: only a wake-up ends its wait sooner. */
     static final String SLOW_POLL = "slow-poll";
@@ -78,7 +75,6 @@ public abstract class AbstractLockContractTest {
                         .policy("fuzz", RetryPolicyConfig.builder().maxAttempts(100_000).waitDuration(Duration.ofMillis(1))
                                 .enableRandomizedWait(true).randomizedWaitFactor(0.9).build()).build())
                 .build());
-        new TurnstileMetrics(engine).bindTo(registry);
         alice = engine.session("alice").objectStore();
         bob = engine.session("bob").objectStore();
         admin = engine.session("carol", Set.of(LockConfig.DEFAULT_BREAKER_ROLE)).objectStore();
@@ -588,14 +584,14 @@ public abstract class AbstractLockContractTest {
         CustomObject held = fetch(bob, created().getId());
         held.lock(30, "bob's");
         held.save(RefreshMode.REFRESH);
-        double refusedBefore = lockRefusals(registry);
+        long refusedBefore = lockRefusals();
         RetryPolicy slow = engine.retryPolicies().get(SLOW_POLL);
         long retriedBefore = slow.metrics().successfulWithRetry();
         CustomObject wanted = alice.getCustomObject(cls, held.getId());
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<?> waiting = pool.submit(() -> Locking.lockWithRetry(wanted, 30, "alice's", slow));
-            Awaitility.await("alice refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals(registry) > refusedBefore);
+            Awaitility.await("alice refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals() > refusedBefore);
             held.unlock();
             held.save(RefreshMode.REFRESH);
             waiting.get(1, TimeUnit.MINUTES); // without the wake-up, the policy's next attempt is 5 minutes away
@@ -606,8 +602,9 @@ public abstract class AbstractLockContractTest {
         assertThat(fetch(bob, held.getId()).getLockOwner()).isEqualTo("alice's");
     }
 
-    private static double lockRefusals(SimpleMeterRegistry registry) {
-        return registry.get("turnstile.lock.acquire").tag("outcome", "refused").functionCounter().count();
+    /** Lock saves this engine refused because another held the lock. */
+    private long lockRefusals() {
+        return engine.lockStatistics().refused();
     }
 
     /**
@@ -689,13 +686,13 @@ public abstract class AbstractLockContractTest {
         held.lock(30, "bob's");
         held.save(RefreshMode.REFRESH);
         long lockedAt = held.getUpdateSequenceNumber();
-        double refusedBefore = lockRefusals(registry);
+        long refusedBefore = lockRefusals();
         CustomObject wanted = alice.getCustomObject(cls, held.getId());
         Thread[] alices = new Thread[1];
         ExecutorService pool = Executors.newSingleThreadExecutor(r -> alices[0] = new Thread(r));
         try {
             Future<?> waiting = pool.submit(() -> Locking.lockWithRetry(wanted, 30, "alice's", engine.retryPolicies().get(SLOW_POLL)));
-            Awaitility.await("alice refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals(registry) > refusedBefore);
+            Awaitility.await("alice refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals() > refusedBefore);
             // In her policy's wait: what she says before it (on PostgreSQL, that this process waits) is said.
             Awaitility.await("alice waits").atMost(Duration.ofMinutes(1)).until(() -> alices[0].getState() == Thread.State.TIMED_WAITING);
             EngineStatistics before = engine.statistics();
@@ -735,11 +732,11 @@ public abstract class AbstractLockContractTest {
         List<Long> usnSteps = new ArrayList<>();
         try {
             for (int turn = 1; turn <= LockPasses.IN_A_ROW + 2; turn++) {
-                double refusedBefore = lockRefusals(registry);
+                long refusedBefore = lockRefusals();
                 CustomObject next = engine.session("turn" + turn).objectStore().getCustomObject(cls, holder.getId());
                 String owner = "turn " + turn;
                 Future<?> waiting = pool.submit(() -> Locking.lockWithRetry(next, 30, owner, slow));
-                Awaitility.await(owner + " refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals(registry) > refusedBefore);
+                Awaitility.await(owner + " refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals() > refusedBefore);
                 long before = holder.getUpdateSequenceNumber();
                 holder.unlock();
                 holder.save(RefreshMode.REFRESH);
@@ -805,11 +802,11 @@ public abstract class AbstractLockContractTest {
         held.lock(30, "bob's");
         held.save(RefreshMode.REFRESH);
         long lockedAt = held.getUpdateSequenceNumber();
-        double refusedBefore = lockRefusals(registry);
+        long refusedBefore = lockRefusals();
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
             Future<?> waiting = pool.submit(waiter);
-            Awaitility.await("refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals(registry) > refusedBefore);
+            Awaitility.await("refused once").atMost(Duration.ofMinutes(1)).until(() -> lockRefusals() > refusedBefore);
             held.unlock();
             held.save(RefreshMode.REFRESH);
             waiting.get(1, TimeUnit.MINUTES);

@@ -12,8 +12,6 @@ import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.ChildJvm;
 import dev.turnstile.engine.TestDatabases;
-import dev.turnstile.engine.TurnstileMetrics;
-import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
@@ -58,14 +56,12 @@ class PostgresLockWakeUpTest {
             os.defineClass(cls, c -> c.integer32("Counter"));
             CustomObject o = os.createCustomObject(cls);
             o.save(RefreshMode.REFRESH);
-            SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            new TurnstileMetrics(engine).bindTo(registry);
             RetryPolicy slow = engine.retryPolicies().get("slow-poll");
             try (ChildJvm holder = ChildJvm.start(LockWorker.class, pg.jdbcUrl(), pg.username(), pg.password(), cls,
                     o.getId().toString(), "hand-over", "600")) {
                 holder.awaitLine("LOCKED"::equals, STARTUP);
                 Future<?> waiting = pool.submit(() -> Locking.lockWithRetry(o, 30, "parent's", slow));
-                Awaitility.await("refused once").atMost(STARTUP).until(() -> refusals(registry) > 0);
+                Awaitility.await("refused once").atMost(STARTUP).until(() -> refusals(engine) > 0);
                 holder.send("UNLOCK");
                 holder.awaitLine("UNLOCKED"::equals, STARTUP);
                 waiting.get(60, TimeUnit.SECONDS); // without the note, the next attempt is 5 minutes away
@@ -103,11 +99,9 @@ class PostgresLockWakeUpTest {
                 door.save(RefreshMode.REFRESH);
                 CustomObject wanted = waiterIn.session("waiter").objectStore().getCustomObject("Door", door.getId());
                 RetryPolicy slow = waiterIn.retryPolicies().get("slow-poll");
-                SimpleMeterRegistry registry = new SimpleMeterRegistry();
-                new TurnstileMetrics(waiterIn).bindTo(registry);
-                double refusedBefore = refusals(registry);
+                long refusedBefore = refusals(waiterIn);
                 Future<?> granted = pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", slow, o -> null));
-                Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > refusedBefore);
+                Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(waiterIn) > refusedBefore);
                 door.unlock();
                 door.save(RefreshMode.REFRESH);
                 granted.get(60, TimeUnit.SECONDS); // five minutes without a wake-up
@@ -140,11 +134,9 @@ class PostgresLockWakeUpTest {
             waitedFor.lock(30, "holder's");
             waitedFor.save(RefreshMode.REFRESH);
             CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", waitedFor.getId());
-            SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            new TurnstileMetrics(waiting).bindTo(registry);
             Future<?> waiter = pool.submit(() -> Locking.lockWithRetry(wanted, 30, "waiter's",
                     waiting.retryPolicies().get("slow-poll")));
-            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
+            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(waiting) > 0);
 
             CustomObject other = holder.createCustomObject("Door");
             other.save(RefreshMode.REFRESH);
@@ -200,8 +192,6 @@ class PostgresLockWakeUpTest {
         onTwoEngines(Duration.ofMinutes(1), (db, releasing, waiting, listening, pool) -> {
             ObjectStore holder = releasing.session("holder").objectStore();
             CustomObject door = lockedDoor(holder);
-            SimpleMeterRegistry registry = new SimpleMeterRegistry();
-            new TurnstileMetrics(waiting).bindTo(registry);
             CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", door.getId());
             Thread waiter = new Thread(() -> {
                 try {
@@ -211,7 +201,7 @@ class PostgresLockWakeUpTest {
                 }
             });
             waiter.start();
-            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
+            Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(waiting) > 0);
             waiter.interrupt();
             waiter.join(TimeUnit.SECONDS.toMillis(60));
             assertThat(waiter.isAlive()).as("the waiter gave up when interrupted").isFalse();
@@ -251,12 +241,10 @@ class PostgresLockWakeUpTest {
     private static CustomObject aTurnTakenElsewhere(ObjectStore holder, ContentEngine waiting, ExecutorService pool)
             throws Exception {
         CustomObject door = lockedDoor(holder);
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        new TurnstileMetrics(waiting).bindTo(registry);
         CustomObject wanted = waiting.session("waiter").objectStore().getCustomObject("Door", door.getId());
         Future<?> granted = pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", waiting.retryPolicies().get("slow-poll"),
                 o -> null));
-        Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
+        Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(waiting) > 0);
         unlockAndSave(holder, door);
         granted.get(60, TimeUnit.SECONDS);
         return door;
@@ -369,8 +357,6 @@ class PostgresLockWakeUpTest {
             List<Future<?>> waiters = new ArrayList<>();
             for (ContentEngine elsewhere : engines.subList(1, engines.size())) {
                 CustomObject wanted = elsewhere.session("waiter").objectStore().getCustomObject("Gate", gate.getId());
-                SimpleMeterRegistry registry = new SimpleMeterRegistry();
-                new TurnstileMetrics(elsewhere).bindTo(registry);
                 waiters.add(pool.submit(() -> Locking.withLock(wanted, 30, "waiter's", elsewhere.retryPolicies().get("patient"),
                         o -> {
                             CountDownLatch letGo = new CountDownLatch(1);
@@ -382,7 +368,7 @@ class PostgresLockWakeUpTest {
                             }
                             return null;
                         })));
-                Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(registry) > 0);
+                Awaitility.await("the waiter refused").atMost(STARTUP).until(() -> refusals(elsewhere) > 0);
             }
 
             gate.unlock();
@@ -435,10 +421,8 @@ class PostgresLockWakeUpTest {
         CustomObject held = other.session("other").objectStore().getCustomObject(cls, first.getId());
         held.lock(30, "other's");
         held.save(RefreshMode.REFRESH);
-        SimpleMeterRegistry registry = new SimpleMeterRegistry();
-        new TurnstileMetrics(engine).bindTo(registry);
         Future<?> waits = pool.submit(() -> Locking.lockWithRetry(first, 30, "first's", engine.retryPolicies().get("slow-poll")));
-        Awaitility.await("refused, listening").atMost(STARTUP).until(() -> refusals(registry) > 0);
+        Awaitility.await("refused, listening").atMost(STARTUP).until(() -> refusals(engine) > 0);
         held.unlock();
         held.save(RefreshMode.REFRESH);
         waits.get(60, TimeUnit.SECONDS);
@@ -447,7 +431,8 @@ class PostgresLockWakeUpTest {
     /** The channel of unlock notes (the engine's ObjectPersistence.UNLOCKS). */
     private static final String UNLOCKS = "turnstile_object_unlock";
 
-    private static double refusals(SimpleMeterRegistry registry) {
-        return registry.get("turnstile.lock.acquire").tag("outcome", "refused").functionCounter().count();
+    /** Lock saves {@code engine} had refused because another held the lock. */
+    private static long refusals(ContentEngine engine) {
+        return engine.lockStatistics().refused();
     }
 }

@@ -34,4 +34,7 @@ public interface Dispensers {
      * {@code E_ACCESS_DENIED} without the dispenser admin role.
      */
     List<String> names();
+
+    /** What this engine's takes of {@code strategy} did since it opened: numbers issued, conflicts. */
+    DispenserStatistics statistics(DispenserStrategy strategy);
 }

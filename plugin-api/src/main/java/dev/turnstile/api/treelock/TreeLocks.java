@@ -46,6 +46,9 @@ public interface TreeLocks {
     /** Every lease in the database, oldest first, lapsed ones included (marked). */
     List<TreeLockInfo> status();
 
+    /** Tree lock requests through this engine since it opened: granted, refused, and the time each took. */
+    TreeLockStatistics statistics();
+
     /**
      * Reads an operation document: the tree of nodes from the root down to the nodes to lock, as
      * nested XML elements ({@code <site id="O"><workshop id="A"><bench id="1"/></workshop></site>})

@@ -1,4 +1,4 @@
-package dev.turnstile.engine;
+package dev.turnstile.micrometer;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
@@ -13,6 +13,7 @@ import dev.turnstile.api.changes.ChangeFilter;
 import dev.turnstile.api.changes.DispatcherConfig;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispensersConfig;
+import dev.turnstile.engine.TestDatabases;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationHandler;
 import io.micrometer.observation.ObservationRegistry;

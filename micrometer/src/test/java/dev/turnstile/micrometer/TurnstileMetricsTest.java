@@ -1,4 +1,4 @@
-package dev.turnstile.engine;
+package dev.turnstile.micrometer;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
@@ -14,6 +14,7 @@ import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreePath;
+import dev.turnstile.engine.TestDatabases;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 import org.junit.jupiter.api.Test;
@@ -42,7 +43,7 @@ class TurnstileMetricsTest {
             engine.changes().registerClient("c-" + tag, ChangeFilter.classes("Document"), DeliveryMode.QUEUE);
             SimpleMeterRegistry registry = new SimpleMeterRegistry();
             // region metrics
-            new TurnstileMetrics(engine).bindTo(registry);   // dev.turnstile.engine.TurnstileMetrics
+            new TurnstileMetrics(engine).bindTo(registry);   // dev.turnstile.micrometer.TurnstileMetrics
             // endregion
 
             var combining = engine.session("u").dispensers().get("m", DispenserConfig.builder().strategy(DispenserStrategy.COMBINING).build());

@@ -1,13 +1,10 @@
-package dev.turnstile.engine;
+package dev.turnstile.micrometer;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.changes.ClientLag;
 import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.retry.RetryMetrics;
-import dev.turnstile.engine.dispenser.DispenserCounts;
-import dev.turnstile.engine.locks.LockCounts;
-import dev.turnstile.engine.treelock.TreeLockService;
 import io.micrometer.core.instrument.FunctionCounter;
 import io.micrometer.core.instrument.FunctionTimer;
 import io.micrometer.core.instrument.Gauge;
@@ -15,14 +12,14 @@ import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.binder.MeterBinder;
 
 import java.util.Locale;
+import java.util.Objects;
 import java.util.concurrent.TimeUnit;
 import java.util.function.ToDoubleFunction;
 import java.util.function.ToLongFunction;
 
 /**
- * The engine's Micrometer meters (Micrometer is optional: only a host that binds this needs it).
- * Every meter reads counters the engine keeps anyway, at scrape time: binding costs the engine's
- * callers nothing.
+ * A {@link ContentEngine}'s Micrometer meters, read through the plugin API. Every meter reads
+ * counters the engine keeps anyway, at scrape time: binding costs the engine's callers nothing.
  *
  * <ul>
  * <li>{@code turnstile.retry.calls} {policy, outcome}, {@code turnstile.retry.attempts} {policy},
@@ -36,17 +33,14 @@ import java.util.function.ToLongFunction;
  *     scrape and client; the clients registered when bound);</li>
  * <li>{@code turnstile.db.transactions}, {@code turnstile.db.statements} {kind}, {@code turnstile.db.conflicts}
  *     (transactions aborted for a conflicting one and run again: logged nowhere);</li>
- * <li>HikariCP's own {@code hikaricp.*} meters when the engine owns its pool.</li>
+ * <li>HikariCP's own {@code hikaricp.*} meters when the engine owns its pool ({@link ContentEngine#bindPoolMetrics}).</li>
  * </ul>
  */
 public final class TurnstileMetrics implements MeterBinder {
-    private final DefaultContentEngine engine;
+    private final ContentEngine engine;
 
     public TurnstileMetrics(ContentEngine engine) {
-        if (!(engine instanceof DefaultContentEngine e)) {
-            throw new IllegalArgumentException("not an engine of this Turnstile: " + engine);
-        }
-        this.engine = e;
+        this.engine = Objects.requireNonNull(engine, "engine");
     }
 
     @Override
@@ -61,29 +55,27 @@ public final class TurnstileMetrics implements MeterBinder {
             FunctionCounter.builder("turnstile.retry.wait", engine, e -> metrics(e, name).totalWait().toNanos() / 1e9)
                     .description("Time the policy waited between attempts").baseUnit("seconds").tag("policy", name).register(registry);
         }
-        DispenserCounts counts = engine.dispenserServices().counts;
         for (DispenserStrategy s : DispenserStrategy.values()) {
             String strategy = s.name().toLowerCase(Locale.ROOT);
-            FunctionCounter.builder("turnstile.dispenser.numbers", counts, c -> c.numbers(s))
+            FunctionCounter.builder("turnstile.dispenser.numbers", engine, e -> e.dispensers().statistics(s).numbers())
                     .description("Numbers issued").tag("strategy", strategy).register(registry);
-            FunctionCounter.builder("turnstile.dispenser.conflicts", counts, c -> c.conflicts(s))
+            FunctionCounter.builder("turnstile.dispenser.conflicts", engine, e -> e.dispensers().statistics(s).conflicts())
                     .description("Take attempts another writer beat").tag("strategy", strategy).register(registry);
         }
-        LockCounts locks = engine.locks().counts();
-        FunctionCounter.builder("turnstile.lock.acquire", locks, LockCounts::granted)
+        FunctionCounter.builder("turnstile.lock.acquire", engine, e -> e.lockStatistics().granted())
                 .description("Cooperative locks taken").tag("outcome", "granted").register(registry);
-        FunctionCounter.builder("turnstile.lock.acquire", locks, LockCounts::refused)
+        FunctionCounter.builder("turnstile.lock.acquire", engine, e -> e.lockStatistics().refused())
                 .description("Cooperative lock attempts refused: another holds it").tag("outcome", "refused").register(registry);
-        FunctionTimer.builder("turnstile.lock.held", locks, LockCounts::released, LockCounts::heldNanos, TimeUnit.NANOSECONDS)
+        FunctionTimer.builder("turnstile.lock.held", engine, e -> e.lockStatistics().released(),
+                        e -> e.lockStatistics().held().toNanos(), TimeUnit.NANOSECONDS)
                 .description("Cooperative locks taken and released through this engine, and how long they were held")
                 .register(registry);
-        TreeLockService trees = engine.treeLockService();
-        FunctionTimer.builder("turnstile.treelock.acquire", trees, TreeLockService::granted, TreeLockService::grantedNanos,
-                TimeUnit.NANOSECONDS).description("Tree lock requests granted, and the time to the grant")
-                .tag("outcome", "granted").register(registry);
-        FunctionTimer.builder("turnstile.treelock.acquire", trees, TreeLockService::refused, TreeLockService::refusedNanos,
-                TimeUnit.NANOSECONDS).description("Tree lock requests refused (timed out, or busy for tryLock)")
-                .tag("outcome", "refused").register(registry);
+        FunctionTimer.builder("turnstile.treelock.acquire", engine, e -> e.treeLocks().statistics().granted(),
+                        e -> e.treeLocks().statistics().grantedWait().toNanos(), TimeUnit.NANOSECONDS)
+                .description("Tree lock requests granted, and the time to the grant").tag("outcome", "granted").register(registry);
+        FunctionTimer.builder("turnstile.treelock.acquire", engine, e -> e.treeLocks().statistics().refused(),
+                        e -> e.treeLocks().statistics().refusedWait().toNanos(), TimeUnit.NANOSECONDS)
+                .description("Tree lock requests refused (timed out, or busy for tryLock)").tag("outcome", "refused").register(registry);
         if (engine.config().changes().enabled()) {
             for (String client : engine.changes().clients()) {
                 Gauge.builder("turnstile.changes.pending", engine, e -> pending(e, client))
@@ -96,16 +88,16 @@ public final class TurnstileMetrics implements MeterBinder {
         statements(registry, "insert", EngineStatistics::inserts);
         statements(registry, "update", EngineStatistics::updates);
         statements(registry, "delete", EngineStatistics::deletes);
-        FunctionCounter.builder("turnstile.db.conflicts", engine, e -> e.database().conflicts())
+        FunctionCounter.builder("turnstile.db.conflicts", engine, e -> e.statistics().conflicts())
                 .description("Transactions the database aborted for a conflicting one, run again by the engine").register(registry);
-        engine.database().bindPoolMetrics(registry);
+        engine.bindPoolMetrics(registry);
     }
 
-    private static RetryMetrics metrics(DefaultContentEngine engine, String policy) {
+    private static RetryMetrics metrics(ContentEngine engine, String policy) {
         return engine.retryPolicies().get(policy).metrics();
     }
 
-    private static double pending(DefaultContentEngine engine, String client) {
+    private static double pending(ContentEngine engine, String client) {
         try {
             ClientLag lag = engine.changes().lag(client);
             return lag.pending();
@@ -121,7 +113,7 @@ public final class TurnstileMetrics implements MeterBinder {
     }
 
     private void statements(MeterRegistry registry, String kind, ToLongFunction<EngineStatistics> value) {
-        ToDoubleFunction<DefaultContentEngine> read = e -> value.applyAsLong(e.statistics());
+        ToDoubleFunction<ContentEngine> read = e -> value.applyAsLong(e.statistics());
         FunctionCounter.builder("turnstile.db.statements", engine, read).description("Statements the engine sent")
                 .tag("kind", kind).register(registry);
     }

@@ -1,7 +1,7 @@
-package dev.turnstile.engine;
+package dev.turnstile.micrometer;
 
 import dev.turnstile.api.ContentEngine;
-import dev.turnstile.engine.objects.Operations;
+import dev.turnstile.spi.OperationObserver;
 import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
@@ -27,10 +27,7 @@ public final class TurnstileObservations {
 
     /** From now on, every take, save and dispatch pass of {@code engine} is observed in {@code registry}. */
     public static void observe(ContentEngine engine, ObservationRegistry registry) {
-        if (!(engine instanceof DefaultContentEngine e)) {
-            throw new IllegalArgumentException("not an engine of this Turnstile: " + engine);
-        }
-        e.objectServices().operations.observeWith(new Operations.Observer() {
+        engine.observeWith(new OperationObserver() {
             @Override
             public <T> T observe(String name, Supplier<T> work, String... keyValues) {
                 Observation observation = Observation.createNotStarted(name, registry);
