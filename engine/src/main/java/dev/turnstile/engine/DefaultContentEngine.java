@@ -4,14 +4,19 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
+import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.LockStatistics;
 import dev.turnstile.api.Session;
 import dev.turnstile.api.changes.ChangeFeed;
+import dev.turnstile.api.retry.RetryExhaustedException;
 import dev.turnstile.api.retry.RetryPolicies;
+import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.engine.changes.DefaultChangeFeed;
 import dev.turnstile.engine.config.EngineConfigFile;
 import dev.turnstile.engine.retry.PolicyRead;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.engine.dispenser.DispenserServices;
 import dev.turnstile.engine.editlock.DefaultEditLocks;
@@ -28,6 +33,7 @@ import dev.turnstile.spi.OperationObserver;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
 import java.util.function.Supplier;
 
@@ -104,13 +110,54 @@ final class DefaultContentEngine implements ContentEngine {
         return policies;
     }
 
-    DefaultContentEngine(EngineConfig config) {
-        this.config = config;
-        // Policies first: a bad policy fails the open before any connection is made.
-        this.retryPolicies = checkBeforeOpening(config, null);
+    /**
+     * Opens an engine. Its policies are checked first: a bad one fails the open before any
+     * connection is made. The open's database work (the pool, the schema, the system classes, the
+     * configured series) then waits out a lost connection — a failover, a restart — as a dispenser
+     * call does, within the {@value DefaultRetryPolicies#DISPENSER} policy's {@code maxTotalWait}
+     * (a minute by default), and names the database and its user when it gives up.
+     */
+    static DefaultContentEngine open(EngineConfig config) {
+        DefaultRetryPolicies policies = checkBeforeOpening(config, null);
         if (config.retry().reloadWatch() && files(config) == null) {
             throw EngineRuntimeException.configInvalid(config.source(), "retry.reload", "watch", "only an engine opened from a file can watch it");
         }
+        RetryPolicyConfig waits = RetryPolicyConfig.from(policies.get(DefaultRetryPolicies.DISPENSER).config())
+                .retryCodes(Set.of()).ignoreCodes(Set.of()).retryExceptions(Set.of(ConnectionLost.class.getName())).build();
+        RetryPolicy outage = new DefaultRetryPolicies(Map.of(OPENING, waits), config.source()).get(OPENING);
+        try {
+            return outage.call(() -> {
+                try {
+                    return new DefaultContentEngine(config, policies);
+                } catch (RuntimeException e) { // the schema's migration fails as Flyway's exception
+                    throw Sql.isConnectionLost(e) ? new ConnectionLost(e) : e;
+                }
+            });
+        } catch (RetryExhaustedException e) {
+            if (!(e.getCause() instanceof ConnectionLost lost)) {
+                throw e;
+            }
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "Cannot open Turnstile on "
+                    + (config.dataSource() == null ? config.jdbcUrl() + " as " + config.username() : "the host's DataSource")
+                    + ": the connection was lost or refused for " + e.getElapsed().toMillis() + " ms (" + e.getAttempts()
+                    + " attempts, the " + DefaultRetryPolicies.DISPENSER + " policy's maxTotalWait); last: "
+                    + lost.getCause().getMessage(), lost.getCause());
+        }
+    }
+
+    /** The retry policy of the open's outage waits, apart from the configured ones (and their metrics). */
+    private static final String OPENING = "opening";
+
+    /** A failure of the open that waiting may outlive: what the open's policy retries. */
+    static final class ConnectionLost extends RuntimeException {
+        ConnectionLost(RuntimeException cause) {
+            super(cause.getMessage(), cause, false, false);
+        }
+    }
+
+    private DefaultContentEngine(EngineConfig config, DefaultRetryPolicies retryPolicies) {
+        this.config = config;
+        this.retryPolicies = retryPolicies;
         List<Class<?>> entities = new ArrayList<>(ObjectStoreServices.ENTITIES);
         entities.addAll(DispenserServices.ENTITIES);
         entities.addAll(TreeLockService.ENTITIES);

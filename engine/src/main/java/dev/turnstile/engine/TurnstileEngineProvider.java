@@ -21,7 +21,7 @@ public final class TurnstileEngineProvider implements EngineProvider {
     @Override
     public ContentEngine open(EngineConfig config) {
         HibernateVersion.check(); // before a class of the engine that needs Hibernate 7 is loaded
-        return new DefaultContentEngine(config);
+        return DefaultContentEngine.open(config);
     }
 
     @Override

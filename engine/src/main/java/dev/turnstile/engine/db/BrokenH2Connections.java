@@ -16,7 +16,7 @@ import java.util.Set;
  */
 public final class BrokenH2Connections implements SQLExceptionOverride {
     /** H2's CONNECTION_BROKEN_1, DATABASE_IS_CLOSED and DATABASE_CALLED_AT_SHUTDOWN. */
-    private static final Set<String> DEAD = Set.of("90067", "90098", "90121");
+    static final Set<String> DEAD = Set.of("90067", "90098", "90121");
 
     @java.lang.Override
     public Override adjudicate(SQLException e) {

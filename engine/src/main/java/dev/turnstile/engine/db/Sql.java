@@ -82,6 +82,28 @@ public final class Sql {
     }
 
     /**
+     * True if the failure is the connection's, not the work's: the server went away, restarted or
+     * does not accept connections yet (SQLSTATE class 08; PostgreSQL's shutdowns and start-up,
+     * 57P01 to 57P03; H2's broken connections, {@link BrokenH2Connections}; a pool that found no live
+     * connection in its time) — what a failover or a restart looks like, and waiting outlives. Not a refusal that waiting does not change: a wrong
+     * password (28…), a database that does not exist, a host name that does not resolve.
+     */
+    public static boolean isConnectionLost(Throwable failure) {
+        boolean lost = false;
+        for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
+            if (t instanceof java.net.UnknownHostException) {
+                return false;
+            }
+            String state = t instanceof SQLException sql ? sql.getSQLState() : null;
+            lost |= t instanceof java.sql.SQLTransientConnectionException || t instanceof java.net.ConnectException
+                    || t instanceof java.io.EOFException || state != null && (state.startsWith("08")
+                    || state.equals("57P01") || state.equals("57P02") || state.equals("57P03")
+                    || BrokenH2Connections.DEAD.contains(state));
+        }
+        return lost;
+    }
+
+    /**
      * True if the database refused a write because the transaction is read-only (SQLSTATE 25006:
      * PostgreSQL's read_only_sql_transaction, MariaDB's error 1792): the caller's mistake, not an outage.
      */
