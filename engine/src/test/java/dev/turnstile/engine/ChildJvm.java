@@ -133,6 +133,23 @@ public final class ChildJvm implements AutoCloseable {
         return jvm.process.pid();
     }
 
+    /** Stops the process where it is (SIGSTOP), as a long GC pause or a frozen VM would, until {@link #resume()}. */
+    public void pause() throws IOException, InterruptedException {
+        signal("STOP");
+    }
+
+    /** Lets a {@link #pause() paused} process go on (SIGCONT). */
+    public void resume() throws IOException, InterruptedException {
+        signal("CONT");
+    }
+
+    private void signal(String signal) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(pid())).inheritIO().start();
+        if (kill.waitFor() != 0) {
+            throw new IllegalStateException("kill -" + signal + " " + pid() + " failed");
+        }
+    }
+
     /** Sends one line to the worker's standard input. */
     public void send(String line) {
         jvm.stdin.println(round == null ? line : "IN " + line);

@@ -109,6 +109,40 @@ public abstract class AbstractMultiProcessLockTest {
                 .as("every lock and unlock is one save").isEqualTo((long) (3 * rounds * 2));
     }
 
+    /**
+     * Issue 44: a holder paused (SIGSTOP, as a long GC pause would) past its lock's expiry, whose
+     * lock another process then takes and writes under, resumes and writes with what it holds: its
+     * save, batch and unlock are each refused (the USN and the lock's token fence it), and nothing
+     * of it lands — the value and the lock are the new holder's.
+     */
+    @Test
+    void aHolderPausedPastItsLock_resumes_andNothingItWritesLands() throws Exception {
+        String cls = "Paused" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        UUID id = newObject(cls);
+        try (ChildJvm paused = ChildJvm.start(LockWorker.class, args(1, cls, id, "paused-writer", "30"))) {
+            paused.awaitLine("LOCKED"::equals, STARTUP);
+            paused.pause();
+            try {
+                Instant expiry = os.fetchCustomObject(cls, id, PropertyFilter.ALL).getLockExpiry();
+                clock.set(expiry.plusMillis(1)); // the paused holder's lock has lapsed, by the taker's clock
+                CustomObject taken = os.getCustomObject(cls, id);
+                taken.lock(30, "parent");
+                taken.getProperties().putValue("Counter", 7);
+                taken.save(RefreshMode.REFRESH);
+            } finally {
+                paused.resume();
+            }
+            paused.send("RESUMED");
+            assertThat(paused.awaitLine(l -> l.startsWith("SAVE "), STARTUP)).isEqualTo("SAVE E_OBJECT_MODIFIED");
+            assertThat(paused.awaitLine(l -> l.startsWith("BATCH "), STARTUP)).isEqualTo("BATCH E_OBJECT_MODIFIED");
+            assertThat(paused.awaitLine(l -> l.startsWith("UNLOCK "), STARTUP)).isEqualTo("UNLOCK E_OBJECT_MODIFIED");
+            paused.send("EXIT");
+        }
+        CustomObject now = os.fetchCustomObject(cls, id, PropertyFilter.ALL);
+        assertThat(now.getProperties().getInteger32Value("Counter")).as("the new holder's write, not the paused one's").isEqualTo(7);
+        assertThat(now.getLockHolder()).isEqualTo("parent");
+    }
+
     @Test
     void killedHoldersLock_lapsesAtItsExpiry_notBefore() throws Exception {
         String cls = "Held" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);

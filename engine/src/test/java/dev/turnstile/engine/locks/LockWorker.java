@@ -3,7 +3,9 @@ package dev.turnstile.engine.locks;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.RefreshMode;
+import dev.turnstile.api.UpdatingBatch;
 import dev.turnstile.api.retry.Locking;
 import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
@@ -22,6 +24,9 @@ import java.util.UUID;
  * A child process for the multi-process lock tests. {@code race ROUNDS LOG}: waits for GO, then
  * ROUNDS times takes the lock with retry, appends "START pid" and "END pid" to LOG while holding it,
  * and unlocks. {@code hold SECONDS}: takes the lock, prints LOCKED and waits to be killed.
+ * {@code paused-writer SECONDS}: takes the lock, prints LOCKED, and at a line from its parent (sent
+ * after it was paused and resumed) writes with what it holds — a save, a batch, an unlock — and
+ * prints each outcome: "SAVE …", "BATCH …", "UNLOCK …", each "OK" or the error code.
  * {@code hand-over SECONDS}: takes the lock, prints LOCKED, unlocks on UNLOCK (printing UNLOCKED)
  * and ends on EXIT.
  */
@@ -50,6 +55,27 @@ public final class LockWorker {
                 stdin.readLine(); // EXIT
                 return;
             }
+            if (args[5].equals("paused-writer")) {
+                o.lock(Integer.parseInt(args[6]), "held by " + pid);
+                o.save(RefreshMode.REFRESH);
+                System.out.println("LOCKED");
+                System.out.flush();
+                stdin.readLine(); // paused (SIGSTOP) while waiting here, then resumed
+                o.getProperties().putValue("Counter", 999);
+                System.out.println("SAVE " + outcome(() -> o.save(RefreshMode.REFRESH)));
+                System.out.println("BATCH " + outcome(() -> {
+                    UpdatingBatch batch = engine.session("pid" + pid).objectStore().createUpdatingBatch(RefreshMode.REFRESH);
+                    batch.add(o, null);
+                    batch.updateBatch();
+                }));
+                System.out.println("UNLOCK " + outcome(() -> {
+                    o.unlock();
+                    o.save(RefreshMode.REFRESH);
+                }));
+                System.out.flush();
+                stdin.readLine(); // EXIT
+                return;
+            }
             if (args[5].equals("hold")) {
                 o.lock(Integer.parseInt(args[6]), "held by " + pid);
                 o.save(RefreshMode.REFRESH);
@@ -72,6 +98,15 @@ public final class LockWorker {
                 o.save(RefreshMode.REFRESH);
             }
             System.out.println("DONE " + policy.metrics().attempts());
+        }
+    }
+
+    private static String outcome(Runnable write) {
+        try {
+            write.run();
+            return "OK";
+        } catch (EngineRuntimeException e) {
+            return e.getExceptionCode().name();
         }
     }
 

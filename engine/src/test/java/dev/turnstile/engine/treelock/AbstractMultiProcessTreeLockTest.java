@@ -3,6 +3,7 @@ package dev.turnstile.engine.treelock;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreeLocks;
 import dev.turnstile.api.treelock.TreePath;
@@ -126,6 +127,38 @@ public abstract class AbstractMultiProcessTreeLockTest {
             assertThat(other).as("the other workshop, while A is held").isPresent();
             other.get().unlock();
             holder.kill();
+        }
+    }
+
+    /**
+     * Issue 44: a holder paused (SIGSTOP) past its lease, whose nodes another process then takes,
+     * resumes: its heartbeat is refused and its release releases nothing — the new holder keeps
+     * its lock and a third request is still refused.
+     */
+    @Test
+    void aHolderPausedPastItsLease_resumes_andCannotRenewOrReleaseTheNewHoldersLock() throws Exception {
+        String site = UUID.randomUUID().toString().substring(0, 8);
+        TreePath workshop = TreePath.root("site", site).child("workshop", "A");
+        TreeLockRequest bench = TreeLockRequest.exclusive(workshop.child("bench", "1"));
+        try (ChildJvm paused = ChildJvm.start(TreeLockWorker.class, args(1, "paused-holder", site))) {
+            String line = paused.awaitLine(l -> l.startsWith("LOCKED "), STARTUP);
+            Instant expiry = Instant.parse(line.substring("LOCKED ".length()));
+            paused.pause();
+            Optional<TreeLockHandle> taken;
+            try {
+                clock.set(expiry.plusMillis(1)); // the paused holder's lease has lapsed, by the taker's clock
+                taken = as("parent").tryLock(bench);
+                assertThat(taken).as("taken once the lease lapsed").isPresent();
+            } finally {
+                paused.resume();
+            }
+            paused.send("RESUMED");
+            assertThat(paused.awaitLine(l -> l.startsWith("HEARTBEAT "), STARTUP)).isEqualTo("HEARTBEAT E_LEASE_LAPSED");
+            assertThat(paused.awaitLine(l -> l.startsWith("UNLOCK "), STARTUP)).isEqualTo("UNLOCK false");
+            paused.send("EXIT");
+            assertThat(locks.status(workshop)).extracting(TreeLockInfo::holder).containsExactly("parent");
+            assertThat(as("third").tryLock(bench)).as("the new holder's lock still holds").isEmpty();
+            taken.get().unlock();
         }
     }
 

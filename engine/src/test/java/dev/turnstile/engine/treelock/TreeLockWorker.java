@@ -22,7 +22,9 @@ import java.util.Random;
  * one line "startNanos endNanos pid request" to LOG, both times taken while holding it.
  * {@code hold SITE}: locks workshop A of SITE, prints "LOCKED expiresAt" and waits to be killed.
  * {@code hand-over SITE}: the same, then at a line from its parent unlocks, prints "RELEASED",
- * and exits at the next line.
+ * and exits at the next line. {@code paused-holder SITE}: locks workshop A, prints "LOCKED expiresAt",
+ * and at a line from its parent (sent after it was paused and resumed) renews and releases what it
+ * holds, printing "HEARTBEAT OK" or the error code and "UNLOCK true|false"; exits at the next line.
  */
 public final class TreeLockWorker {
     public static void main(String[] args) throws Exception {
@@ -39,6 +41,25 @@ public final class TreeLockWorker {
                 stdin.readLine();
                 h.unlock();
                 System.out.println("RELEASED");
+                System.out.flush();
+                stdin.readLine();
+                return;
+            }
+            if (args[3].equals("paused-holder")) {
+                TreeLockHandle h = engine.session("pid " + pid).treeLocks().lock(java.util.Set.of(site.child("workshop", "A")),
+                        Duration.ofSeconds(30));
+                System.out.println("LOCKED " + h.expiresAt());
+                System.out.flush();
+                stdin.readLine(); // paused (SIGSTOP) while waiting here, then resumed
+                String heartbeat;
+                try {
+                    h.heartbeat();
+                    heartbeat = "OK";
+                } catch (dev.turnstile.api.EngineRuntimeException e) {
+                    heartbeat = e.getExceptionCode().name();
+                }
+                System.out.println("HEARTBEAT " + heartbeat);
+                System.out.println("UNLOCK " + h.unlock());
                 System.out.flush();
                 stdin.readLine();
                 return;
