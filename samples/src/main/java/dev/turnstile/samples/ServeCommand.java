@@ -45,7 +45,8 @@ final class ServeCommand implements Callable<Integer> {
     int port;
 
     @Option(names = "--users", paramLabel = "FILE",
-            description = "YAML with users: {name: {token, roles}}; without it, demo users with random tokens are printed")
+            description = "YAML with users: {name: {tokenDigest, passwordHash, roles}} (serve add-user writes one); without it,"
+                    + " demo users with random tokens are printed")
     Path usersFile;
 
     static final String DEMO_TYPE = "wiki";
@@ -75,10 +76,10 @@ final class ServeCommand implements Callable<Integer> {
         System.out.println("Turnstile serving on http://127.0.0.1:" + server.port() + " (" + config.jdbcUrl() + ")");
         if (usersFile == null) {
             // Demo users exist only in this process: their secrets are printed once, or nobody could log in.
-            users.tokens().forEach((token, user) -> System.out.println("  demo user " + user.name() + " " + user.roles()
+            users.demoTokens().forEach((token, user) -> System.out.println("  demo user " + user.name() + " " + user.roles()
                     + ": Authorization: Bearer " + token + ", password " + users.passwords().get(user.name())));
         } else {
-            System.out.println("  users from " + usersFile + " (" + users.tokens().size() + ")");
+            System.out.println("  users from " + usersFile + " (" + users.size() + ")");
         }
         System.out.println("Edit the demo article in two browsers (one per user): http://127.0.0.1:" + server.port()
                 + "/edit/" + DEMO_TYPE + "/" + DEMO_ARTICLE);
@@ -123,7 +124,7 @@ final class ServeCommand implements Callable<Integer> {
     /**
      * {@code serve add-user --users FILE --name NAME [--role R]…}: adds a user (or replaces its
      * password and token) with a bcrypt hash of a password read from standard input, and a fresh
-     * API token printed once. The file keeps no plaintext.
+     * API token printed once. The file keeps no plaintext: the token's SHA-256, the password's bcrypt hash.
      */
     @Command(name = "add-user", description = "Add a user to a users file: bcrypt password hash (password read from standard input)"
             + " and a new API token, printed once.")
@@ -150,7 +151,7 @@ final class ServeCommand implements Callable<Integer> {
                     ? (ObjectNode) root.get("users") : root.putObject("users");
             String token = ServerUsers.newToken();
             ObjectNode user = users.putObject(name);
-            user.put("token", token);
+            user.put("tokenDigest", ServerUsers.tokenDigest(token));
             user.put("passwordHash", ServerUsers.hash(password));
             roles.forEach(user.putArray("roles")::add);
             if (roles.isEmpty()) {

@@ -185,7 +185,7 @@ class ServerSecurityTest {
     void theCookieIsASessionNotAToken_logoutEndsIt_andSessionsExpire() throws Exception {
         Login alice = login("alice");
         String value = alice.cookie().substring(alice.cookie().indexOf('=') + 1);
-        assertThat(users.tokens()).doesNotContainKey(value);
+        assertThat(users.demoTokens()).doesNotContainKey(value);
         assertThat(send("GET", "/api/session", null, "Cookie", alice.cookie()).statusCode()).isEqualTo(200);
         assertThat(send("GET", "/api/session", null, "Authorization", "Bearer " + value).statusCode())
                 .as("a session id is no API token").isEqualTo(401);
@@ -269,17 +269,34 @@ class ServerSecurityTest {
         Files.writeString(bad, "users:\n  alice:\n    token: 0123456789abcdef0123\n    passwordHash: secret\n");
         assertThatThrownBy(() -> ServerUsers.read(bad)).hasMessageContaining(bad + ": users.alice.passwordHash: not a bcrypt hash");
 
+        Path tokenInPlainText = dir.resolve("token.yaml");
+        Files.writeString(tokenInPlainText, "users:\n  alice:\n    token: 0123456789abcdef0123\n");
+        assertThatThrownBy(() -> ServerUsers.read(tokenInPlainText)).hasMessage(tokenInPlainText + ": users.alice.token: plaintext"
+                + " API tokens are not accepted; write tokenDigest instead (\"sha256:\" and the token's SHA-256 in hex; serve add-user"
+                + " --users " + tokenInPlainText + " --name alice makes a new token and writes its digest)");
+        Path badDigest = dir.resolve("digest.yaml");
+        Files.writeString(badDigest, "users:\n  alice:\n    tokenDigest: 0123456789abcdef0123\n");
+        assertThatThrownBy(() -> ServerUsers.read(badDigest)).hasMessage(badDigest + ": users.alice.tokenDigest: must be"
+                + " \"sha256:\" and 64 lower-case hex digits (the API token's SHA-256)");
+
         Path file = dir.resolve("users.yaml");
         InputStream stdin = System.in;
+        java.io.PrintStream stdout = System.out;
+        java.io.ByteArrayOutputStream printed = new java.io.ByteArrayOutputStream();
         try {
             System.setIn(new ByteArrayInputStream("correct horse battery\n".getBytes(StandardCharsets.UTF_8)));
+            System.setOut(new java.io.PrintStream(printed, true, StandardCharsets.UTF_8));
             assertThat(new CommandLine(new Main()).execute("serve", "add-user", "--users", file.toString(), "--name", "carol",
                     "--role", "dispenser-admin")).isZero();
         } finally {
             System.setIn(stdin);
+            System.setOut(stdout);
         }
+        String token = printed.toString(StandardCharsets.UTF_8).replaceAll("(?s).*API token \\(shown once\\): (\\S+).*", "$1");
         String written = Files.readString(file);
         assertThat(written).doesNotContain("correct horse").contains("passwordHash: \"$2a$12$");
+        assertThat(written).as("the API token is kept as its digest only").doesNotContain(token)
+                .contains("tokenDigest: \"" + ServerUsers.tokenDigest(token) + "\"");
         assertThat(java.nio.file.attribute.PosixFilePermissions.toString(Files.getPosixFilePermissions(file)))
                 .as("it holds API tokens: its owner's only").isEqualTo("rw-------");
         assertThat(ServerUsers.cost(ServerUsers.read(file).noUserHash())).isEqualTo(12);
@@ -288,11 +305,13 @@ class ServerSecurityTest {
         assertThat(fromFile.login("carol", "wrong")).isEmpty();
         assertThat(fromFile.login("nobody", "correct horse battery")).isEmpty();
         assertThat(fromFile.passwords()).as("nothing to print for file users").isEmpty();
+        assertThat(fromFile.authenticate(token)).get().satisfies(u -> assertThat(u.name()).isEqualTo("carol"));
+        assertThat(fromFile.authenticate(ServerUsers.tokenDigest(token))).as("the digest is no token").isEmpty();
     }
 
     @Test
     void everyErrorIsJson_withACode() throws Exception {
-        String token = users.tokens().keySet().iterator().next();
+        String token = users.demoTokens().keySet().iterator().next();
         assertJsonError(send("GET", "/no/such/page", null), 404, "NOT_FOUND", "GET /no/such/page");
         assertJsonError(send("GET", "/api/nothing-here", null, "Authorization", "Bearer " + token), 404, "NOT_FOUND");
         assertJsonError(send("POST", "/api/articles/wiki/" + articleId + "/locks", "x".repeat((int) TurnstileServer.MAX_BODY_BYTES + 1),
@@ -348,7 +367,7 @@ class ServerSecurityTest {
             try {
                 List<java.util.concurrent.CompletableFuture<HttpResponse<String>>> all = new java.util.ArrayList<>();
                 int i = 0;
-                for (Map.Entry<String, ServerUsers.User> e : burstUsers.tokens().entrySet()) {
+                for (Map.Entry<String, ServerUsers.User> e : burstUsers.demoTokens().entrySet()) {
                     String pid = pids.get(i++);
                     for (int k = 0; k < 4; k++) {
                         HttpRequest r = HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + burst.port()

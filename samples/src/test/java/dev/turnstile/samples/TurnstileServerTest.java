@@ -44,7 +44,7 @@ class TurnstileServerTest {
     private String otherToken;
 
     private static String tokenOf(ServerUsers users, String name) {
-        return users.tokens().entrySet().stream().filter(e -> e.getValue().name().equals(name)).findFirst().orElseThrow().getKey();
+        return users.demoTokens().entrySet().stream().filter(e -> e.getValue().name().equals(name)).findFirst().orElseThrow().getKey();
     }
     private String dispenser;
 

@@ -2,6 +2,7 @@ package dev.turnstile.samples;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import dev.turnstile.samples.server.ServerUsers;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -76,7 +77,8 @@ class TwoServeProcessesTest {
         String alice = "alice-token-" + UUID.randomUUID();
         String bob = "bob-token-" + UUID.randomUUID();
         Path users = dir.resolve("users.yaml");
-        Files.writeString(users, "users:\n  alice:\n    token: " + alice + "\n  bob:\n    token: " + bob + "\n");
+        Files.writeString(users, "users:\n  alice:\n    tokenDigest: \"" + ServerUsers.tokenDigest(alice) + "\"\n  bob:\n    tokenDigest: \""
+                + ServerUsers.tokenDigest(bob) + "\"\n");
         Path config = dir.resolve("turnstile.yaml");
         Files.writeString(config, "database:\n  url: \"" + env("TURNSTILE_PG_URL", "jdbc:postgresql://127.0.0.1:5432/test") + "\"\n"
                 + "  username: \"" + env("TURNSTILE_PG_USER", "postgres") + "\"\n"

@@ -23,9 +23,11 @@ import java.util.TreeSet;
 
 /**
  * The server's users: API tokens (bearer) mapped to a user name and roles, and bcrypt password
- * hashes for the web page's login, from a YAML file
- * ({@code users: {alice: {token: …, passwordHash: "$2a$12$…", roles: [dispenser-admin]}}}; add users
- * with {@code serve add-user}) or, without one, demo users with random tokens and passwords.
+ * hashes for the web page's login, from a YAML file that keeps no secret in plain text — each API
+ * token as its SHA-256 digest, as a password as its bcrypt hash
+ * ({@code users: {alice: {tokenDigest: "sha256:…", passwordHash: "$2a$12$…", roles: [dispenser-admin]}}};
+ * add users with {@code serve add-user}, which prints the token once) or, without one, demo users
+ * with random tokens and passwords.
  */
 public final class ServerUsers {
     /** bcrypt's cost for new hashes: about 0.25 s per check on this kind of machine. */
@@ -35,10 +37,13 @@ public final class ServerUsers {
     public record User(String name, Set<String> roles) {
     }
 
-    private final Map<String, User> byToken;
-    private final Map<String, User> byDigest = new HashMap<>();
+    private static final String DIGEST_PREFIX = "sha256:";
+
+    private final Map<String, User> byDigest;
+    private final Map<String, User> byName = new HashMap<>();
     private final Map<String, String> passwordHashes;
-    /** The demo users' passwords, for the demo's start-up lines and tests; empty with a users file. */
+    /** The demo users' tokens and passwords, for the demo's start-up lines and tests; empty with a users file. */
+    private final Map<String, User> demoTokens;
     private final Map<String, String> demoPasswords;
     /**
      * Checked against when the user is unknown, at the cost of the users' own hashes, so a wrong name
@@ -47,13 +52,15 @@ public final class ServerUsers {
      */
     private final String noUserHash;
 
-    private ServerUsers(Map<String, User> byToken, Map<String, String> passwordHashes, Map<String, String> demoPasswords) {
-        this.byToken = Map.copyOf(byToken);
+    private ServerUsers(Map<String, User> byDigest, Map<String, String> passwordHashes, Map<String, User> demoTokens,
+                        Map<String, String> demoPasswords) {
+        this.byDigest = Map.copyOf(byDigest);
         this.passwordHashes = Map.copyOf(passwordHashes);
+        this.demoTokens = Map.copyOf(demoTokens);
         this.demoPasswords = Map.copyOf(demoPasswords);
         int cost = passwordHashes.values().stream().mapToInt(ServerUsers::cost).max().orElse(BCRYPT_COST);
         this.noUserHash = BCrypt.hashpw("no such user", BCrypt.gensalt(cost));
-        byToken.forEach((token, user) -> byDigest.put(digest(token), user));
+        byDigest.values().forEach(user -> byName.put(user.name(), user));
     }
 
     public static ServerUsers read(Path file) throws IOException {
@@ -62,7 +69,7 @@ public final class ServerUsers {
         if (users == null || !users.isObject() || users.isEmpty()) {
             throw new IllegalArgumentException(file + ": users: must map each user name to {token, passwordHash, roles}");
         }
-        Map<String, User> byToken = new LinkedHashMap<>();
+        Map<String, User> byDigest = new LinkedHashMap<>();
         Map<String, String> hashes = new LinkedHashMap<>();
         for (Map.Entry<String, JsonNode> e : users.properties()) {
             String key = file + ": users." + e.getKey();
@@ -78,32 +85,41 @@ public final class ServerUsers {
                 }
                 hashes.put(e.getKey(), hash);
             }
-            String token = e.getValue().path("token").asText("");
-            if (token.length() < 16) {
-                throw new IllegalArgumentException(key + ".token: must be at least 16 characters");
+            if (e.getValue().has("token")) {
+                throw new IllegalArgumentException(key + ".token: plaintext API tokens are not accepted; write tokenDigest"
+                        + " instead (\"" + DIGEST_PREFIX + "\" and the token's SHA-256 in hex; serve add-user --users " + file
+                        + " --name " + e.getKey() + " makes a new token and writes its digest)");
+            }
+            String digest = e.getValue().path("tokenDigest").asText("");
+            if (!digest.matches(DIGEST_PREFIX + "[0-9a-f]{64}")) {
+                throw new IllegalArgumentException(key + ".tokenDigest: must be \"" + DIGEST_PREFIX + "\" and 64 lower-case hex"
+                        + " digits (the API token's SHA-256)");
             }
             Set<String> roles = new TreeSet<>();
             e.getValue().path("roles").forEach(r -> roles.add(r.asText()));
-            if (byToken.put(token, new User(e.getKey(), roles)) != null) {
-                throw new IllegalArgumentException(key + ".token: used by two users");
+            if (byDigest.put(digest.substring(DIGEST_PREFIX.length()), new User(e.getKey(), roles)) != null) {
+                throw new IllegalArgumentException(key + ".tokenDigest: used by two users");
             }
         }
-        return new ServerUsers(byToken, hashes, Map.of());
+        return new ServerUsers(byDigest, hashes, Map.of(), Map.of());
     }
 
     /** Demo users {@code name → roles} with fresh random tokens and passwords (hashed like any other). */
     public static ServerUsers demo(Map<String, Set<String>> users) {
         SecureRandom random = new SecureRandom();
         Map<String, User> byToken = new LinkedHashMap<>();
+        Map<String, User> byDigest = new LinkedHashMap<>();
         Map<String, String> hashes = new LinkedHashMap<>();
         Map<String, String> passwords = new LinkedHashMap<>();
         users.forEach((name, roles) -> {
-            byToken.put(randomText(random, 24), new User(name, roles));
+            String token = randomText(random, 24);
+            byToken.put(token, new User(name, roles));
+            byDigest.put(digest(token), new User(name, roles));
             String password = randomText(random, 9);
             passwords.put(name, password);
             hashes.put(name, BCrypt.hashpw(password, BCrypt.gensalt(4))); // demo only: cheap hashes, fast start
         });
-        return new ServerUsers(byToken, hashes, passwords);
+        return new ServerUsers(byDigest, hashes, byToken, passwords);
     }
 
     static String randomText(SecureRandom random, int bytes) {
@@ -141,7 +157,7 @@ public final class ServerUsers {
         if (!right || hash == null) {
             return Optional.empty();
         }
-        return byToken.values().stream().filter(u -> u.name().equals(name)).findFirst();
+        return Optional.ofNullable(byName.get(name));
     }
 
     /** The demo users' passwords (empty when the users came from a file, whose passwords only their owners know). */
@@ -157,6 +173,11 @@ public final class ServerUsers {
         return token == null ? Optional.empty() : Optional.ofNullable(byDigest.get(digest(token)));
     }
 
+    /** What a users file keeps of an API token: {@code sha256:} and its SHA-256 in hex. */
+    public static String tokenDigest(String token) {
+        return DIGEST_PREFIX + digest(token);
+    }
+
     private static String digest(String token) {
         try {
             return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(token.getBytes(StandardCharsets.UTF_8)));
@@ -165,7 +186,13 @@ public final class ServerUsers {
         }
     }
 
-    public Map<String, User> tokens() {
-        return byToken;
+    /** The demo users' API tokens (empty when the users came from a file, which keeps only their digests). */
+    public Map<String, User> demoTokens() {
+        return demoTokens;
+    }
+
+    /** How many users there are. */
+    public int size() {
+        return byName.size();
     }
 }
