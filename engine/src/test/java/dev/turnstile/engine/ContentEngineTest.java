@@ -9,6 +9,9 @@ import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangesConfig;
+import dev.turnstile.api.dispenser.DispenserConfig;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -42,12 +45,17 @@ class ContentEngineTest {
     @Test
     void openingWhileTheDatabaseIsDown_saysItIsUnreachable_withTheUrlAndNoPassword() {
         for (String url : new String[] {"jdbc:postgresql://127.0.0.1:1/test", "jdbc:mariadb://127.0.0.1:1/test"}) {
+            // The open waits a down database out within the dispenser policy's total wait (OpenThroughAnOutageTest): short here.
             EngineConfig config = EngineConfig.builder().jdbcUrl(url).username("app").password("hunter2-secret")
-                    .connectionTimeout(Duration.ofMillis(500)).build();
+                    .connectionTimeout(Duration.ofMillis(500))
+                    .retry(RetryPoliciesConfig.builder().policy(DispenserConfig.DEFAULT_RETRY_POLICY,
+                            RetryPolicyConfig.builder().maxTotalWait(Duration.ofSeconds(1)).build()).build())
+                    .build();
             assertThatThrownBy(() -> ContentEngine.open(config))
                     .isInstanceOfSatisfying(EngineRuntimeException.class,
                             e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_DATABASE_UNAVAILABLE))
-                    .hasMessageStartingWith("E_DATABASE_UNAVAILABLE: Cannot connect to " + url + " as app: ")
+                    .hasMessageStartingWith("E_DATABASE_UNAVAILABLE: Cannot open Turnstile on " + url + " as app: ")
+                    .hasMessageContaining("Cannot connect to " + url + " as app: ")
                     .message().doesNotContain("hunter2-secret");
         }
     }

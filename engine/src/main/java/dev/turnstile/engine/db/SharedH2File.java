@@ -26,6 +26,8 @@ import java.util.Properties;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.logging.Logger;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 import java.util.stream.Collectors;
 import javax.sql.DataSource;
 
@@ -167,8 +169,12 @@ final class SharedH2File implements DataSource {
                 if (server.exitValue() == H2FileServer.SERVED_ELSEWHERE) {
                     return Optional.empty();
                 }
+                String why = lastLine(log);
+                // H2's own error code where its server says one (90020: the file is held by another
+                // process alone), which waiting does not change; else a connection that failed.
+                Matcher code = H2_ERROR_CODE.matcher(why);
                 throw new SQLException("The server process for " + file + " exited with " + server.exitValue() + ": "
-                        + lastLine(log), "08001");
+                        + why, code.find() ? code.group(1) : "08001");
             }
             if (System.nanoTime() > deadline) {
                 server.destroyForcibly();
@@ -198,6 +204,8 @@ final class SharedH2File implements DataSource {
             return System.getProperty("java.class.path");
         }
     }
+
+    private static final Pattern H2_ERROR_CODE = Pattern.compile("\\[(\\d{5})-\\d+]");
 
     private static String lastLine(Path log) {
         try {
