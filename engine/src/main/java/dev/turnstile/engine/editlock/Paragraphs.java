@@ -1,5 +1,6 @@
 package dev.turnstile.engine.editlock;
 
+import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.editlock.Paragraph;
 import org.jsoup.Jsoup;
 import org.jsoup.nodes.Document;
@@ -26,6 +27,8 @@ import java.util.Set;
  */
 final class Paragraphs {
     static final String ID_ATTRIBUTE = "data-pid";
+    /** Passes of {@link #canonical} before HTML that never reads back as itself is refused. */
+    private static final int MAX_PASSES = 5;
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final List<String> tags;
@@ -50,18 +53,32 @@ final class Paragraphs {
      * if {@code knownIds} has it and no earlier paragraph took it, else a fresh one.
      */
     String canonical(String html, Set<String> knownIds) {
-        Document doc = clean(html, article);
-        Set<String> seen = new HashSet<>();
-        for (Element e : doc.body().select(selector)) {
-            String id = e.attr(ID_ATTRIBUTE);
-            if (id.isEmpty() || !knownIds.contains(id) || !seen.add(id)) {
-                do {
-                    id = newId();
-                } while (knownIds.contains(id) || !seen.add(id));
-                e.attr(ID_ATTRIBUTE, id);
+        // Until it reads back as itself: HTML the parser repairs (a paragraph inside <noscript> in one)
+        // may come out of one pass as text a second parse splits otherwise, and its ids with it — then
+        // every read gave the same article new ids. Each pass keeps the ids the last one gave.
+        Set<String> known = new HashSet<>(knownIds);
+        String text = html;
+        for (int pass = 0; pass < MAX_PASSES; pass++) {
+            Document doc = clean(text, article);
+            Set<String> seen = new HashSet<>();
+            for (Element e : doc.body().select(selector)) {
+                String id = e.attr(ID_ATTRIBUTE);
+                if (id.isEmpty() || !known.contains(id) || !seen.add(id)) {
+                    do {
+                        id = newId();
+                    } while (known.contains(id) || !seen.add(id));
+                    e.attr(ID_ATTRIBUTE, id);
+                }
             }
+            String out = doc.body().html();
+            if (out.equals(text)) {
+                return out;
+            }
+            known.addAll(seen);
+            text = out;
         }
-        return doc.body().html();
+        throw EngineRuntimeException.badArgument("article HTML", html.length() > 80 ? html.substring(0, 80) + "…" : html,
+                "it does not settle into paragraphs: each reading of it gives other ones");
     }
 
     /** The stored form of an article already stored (its own ids kept): for articles written before sanitising. */
