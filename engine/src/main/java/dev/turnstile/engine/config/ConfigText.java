@@ -17,10 +17,11 @@ import tools.jackson.dataformat.yaml.YAMLFactory;
 import tools.jackson.dataformat.yaml.YAMLMapper;
 import dev.turnstile.api.EngineRuntimeException;
 import org.snakeyaml.engine.v2.api.LoadSettings;
-import org.snakeyaml.engine.v2.api.lowlevel.Parse;
 import org.snakeyaml.engine.v2.events.AliasEvent;
-import org.snakeyaml.engine.v2.events.Event;
 import org.snakeyaml.engine.v2.exceptions.MarkedYamlEngineException;
+import org.snakeyaml.engine.v2.parser.Parser;
+import org.snakeyaml.engine.v2.parser.ParserImpl;
+import org.snakeyaml.engine.v2.scanner.StreamReader;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -181,8 +182,9 @@ final class ConfigText {
             throw notYaml(source, text, e);
         }
         // Valid YAML by now; its events name any alias (the tree does not: it holds the anchor's name).
-        for (Event e : new Parse(LoadSettings.builder().build()).parseString(text)) {
-            if (e instanceof AliasEvent alias) {
+        LoadSettings yaml = LoadSettings.builder().build();
+        for (Parser events = new ParserImpl(yaml, new StreamReader(yaml, text)); events.hasNext(); ) {
+            if (events.next() instanceof AliasEvent alias) {
                 throw EngineRuntimeException.configInvalid(source, "(file)", "*" + alias.getAlias().getValue() + " at line "
                         + alias.getStartMark().map(m -> m.getLine() + 1).orElse(0), "YAML aliases are not read: write the value out");
             }

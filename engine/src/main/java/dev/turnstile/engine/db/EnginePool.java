@@ -43,7 +43,7 @@ final class EnginePool {
         // a connection that fails with a broken-connection SQLState is evicted at once; the built-in
         // dispenser policy retries the one call that met it.
         hikari.setKeepaliveTime(Duration.ofSeconds(30).toMillis());
-        hikari.setExceptionOverrideClassName(BrokenH2Connections.class.getName());
+        hikari.setExceptionOverride(new BrokenH2Connections());
         try {
             return new HikariDataSource(hikari);
         } catch (RuntimeException e) {
