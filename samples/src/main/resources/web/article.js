@@ -68,8 +68,11 @@ async function edit(request, paragraph) {
   if (!await load()) { await release(); return; }
   editing.baseUsn = article.usn;
   const area = $("#editor-text");
+  const held = paragraph && article.paragraphs.find(p => p.id === paragraph).html;
+  // A bare newline is a line only inside a <pre>: elsewhere the editor must not keep one (the article shows it as a space).
+  area.classList.toggle("pre", Boolean(held && held.startsWith("<pre")));
   if (paragraph) {
-    area.innerHTML = innerOf(article.paragraphs.find(p => p.id === paragraph).html);
+    area.innerHTML = innerOf(held);
   } else {
     area.innerHTML = article.html;
     // Paragraphs others hold are read-only here; the server refuses a save that changes them anyway.
@@ -124,6 +127,7 @@ async function release() {
 sessionControls(load, async () => { if (editing) await release(); });
 $("#editor-text").addEventListener("keydown", e => {
   // Enter in a paragraph is a line break: a new block would end the paragraph (the server refuses that).
+  // A <br> in a <p>; a newline in a <pre>, whose editor alone keeps white space (class "pre").
   if (e.key === "Enter" && editing && editing.paragraph) { e.preventDefault(); document.execCommand("insertLineBreak"); }
 });
 $("#edit-article").onclick = () => edit({}, null);

@@ -14,6 +14,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
 import org.openqa.selenium.StaleElementReferenceException;
+import org.openqa.selenium.Keys;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -250,6 +251,35 @@ class EditPageBrowserTest {
         wait(alice).until(d -> paragraph(d, p1).getAttribute("class").contains("mine"));
         assertThat(paragraph(alice, p1).getAttribute("class")).doesNotContain("locked-other");
         engine.session("alice").editLocks().unlock(own.lockToken());
+    }
+
+    /** Issue 43: Enter in the paragraph editor was stored as a bare newline, which the article shows as a space. */
+    @Test
+    void enterInAParagraph_isALineBreak_inAPreItsNewline() throws Exception {
+        String id = "lines-" + UUID.randomUUID().toString().substring(0, 6);
+        Article article = engine.session("setup").editLocks().createArticle("wiki", id, "<p>one</p><pre>a</pre>");
+        String p1 = article.paragraphs().get(0).id();
+        String pre = article.paragraphs().get(1).id();
+        WebDriver alice = browser("alice", "/edit/wiki/" + id);
+        wait(alice).until(d -> paragraph(d, p1).getText().contains("one"));
+        clickEdit(alice, p1);
+        wait(alice).until(ExpectedConditions.visibilityOfElementLocated(By.id("editor")));
+        WebElement text = alice.findElement(By.id("editor-text"));
+        text.clear();
+        text.sendKeys("first", Keys.ENTER, "second");
+        alice.findElement(By.id("save")).click();
+        message(alice, "Saved");
+        assertThat(engine.editLocks().article(EditResource.article("wiki", id)).paragraphs().get(0).html())
+                .contains("first<br>second").doesNotContain("\n");
+        wait(alice).until(d -> paragraph(d, p1).getText().contains("first\nsecond"));
+
+        clickEdit(alice, pre);
+        wait(alice).until(ExpectedConditions.visibilityOfElementLocated(By.id("editor")));
+        text = alice.findElement(By.id("editor-text"));
+        text.sendKeys(Keys.END, Keys.ENTER, "b");
+        alice.findElement(By.id("save")).click();
+        message(alice, "Saved");
+        assertThat(engine.editLocks().article(EditResource.article("wiki", id)).paragraphs().get(1).html()).contains("a\nb");
     }
 
     @Test
