@@ -100,6 +100,8 @@ class TurnstileMetricsTest {
             assertThat(registry.get("turnstile.changes.pending").tag("client", "c-" + tag).gauge().value()).isEqualTo(1);
             assertThat(registry.get("turnstile.db.statements").tag("kind", "update").functionCounter().count()).isPositive();
             assertThat(registry.get("turnstile.db.transactions").functionCounter().count()).isPositive();
+            assertThat(registry.get("turnstile.db.conflicts").functionCounter().count())
+                    .isEqualTo((double) engine.statistics().conflicts());
             assertThat(registry.find("hikaricp.connections").gauge()).as("the engine's own pool's meters").isNotNull();
         }
     }
