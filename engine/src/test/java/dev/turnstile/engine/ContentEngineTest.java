@@ -121,7 +121,11 @@ class ContentEngineTest {
                     .hasMessage("E_BAD_VALUE: Bad value for user: \" \" (must be a non-blank name of at most 128 characters)");
         }
         EngineConfig nowhere = EngineConfig.builder().jdbcUrl("jdbc:postgresql://127.0.0.1:1/none")
-                .connectionTimeout(Duration.ofMillis(500)).build();
+                .connectionTimeout(Duration.ofMillis(500))
+                // The open waits a down database out within the dispenser policy's total wait (a minute by default): short here.
+                .retry(RetryPoliciesConfig.builder().policy(DispenserConfig.DEFAULT_RETRY_POLICY,
+                        RetryPolicyConfig.builder().maxTotalWait(Duration.ofSeconds(1)).build()).build())
+                .build();
         assertThatThrownBy(() -> ContentEngine.open(nowhere))
                 .isInstanceOfSatisfying(EngineRuntimeException.class,
                         e -> assertThat(e.getExceptionCode()).isEqualTo(ExceptionCode.E_DATABASE_UNAVAILABLE))
