@@ -10,7 +10,6 @@ import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.spi.HostTransactions;
-import io.github.resilience4j.core.IntervalFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -28,6 +27,7 @@ import java.util.TreeSet;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
@@ -35,7 +35,7 @@ import java.util.function.Supplier;
  * them: {@value RetryPolicies#DEFAULT}; {@value #DISPENSER} for dispensers — patient, with short
  * jittered waits, through contention and database outages for up to a minute, since a dispenser
  * that gives up leaves a caller without a number; and
- * {@value #TREE_LOCK}, pacing tree lock waiters in other processes than the releaser's.
+ * {@value #TREE_LOCK}, the calls tree lock waiters wait in (a release wakes them sooner).
  */
 public final class DefaultRetryPolicies implements RetryPolicies {
     private static final Logger log = LoggerFactory.getLogger(DefaultRetryPolicies.class);
@@ -223,9 +223,16 @@ public final class DefaultRetryPolicies implements RetryPolicies {
         }
     }
 
-    /** The waits of a policy, for a capability that paces its own attempts (tree lock waiters). */
-    public IntervalFunction intervals(String name) {
-        return DefaultRetryPolicy.intervals(get(name).config());
+    /**
+     * Runs {@code action} as a call of the policy {@code name} in force now, for a capability whose
+     * caller gives the wait and whose contract says what it waits out: the call ends also when the
+     * next wait would pass {@code maxWait}, and retries what {@code retried} accepts, whatever the
+     * policy's retry settings say. Exhausted, it throws {@code RetryExhaustedException} with the last
+     * failure as its cause.
+     */
+    public <T> T call(String name, Duration maxWait, Predicate<Throwable> retried, Supplier<T> action) {
+        get(name);
+        return current.get(name).call(maxWait, retried, action);
     }
 
     @Override

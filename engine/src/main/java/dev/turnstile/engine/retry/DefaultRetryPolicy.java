@@ -15,13 +15,15 @@ import org.slf4j.LoggerFactory;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.LongAdder;
+import java.util.function.Predicate;
 import java.util.function.Supplier;
 
 /**
  * A retry policy on a Resilience4j {@link Retry}: Resilience4j decides whether an error is retried
- * (through {@link FailureMatcher}), computes the wait (backoff, jitter) and sleeps; this class runs
- * the attempts, enforces {@code maxTotalWait}, turns exhaustion and interruption into engine
- * exceptions and keeps the metrics.
+ * (through {@link FailureMatcher}, or the capability's own rule) and computes the wait (backoff,
+ * jitter); this class runs the attempts, waits (through {@link RetryWaits}), enforces
+ * {@code maxTotalWait} (and a caller's {@code maxWait}), turns exhaustion and interruption into
+ * engine exceptions and keeps the metrics.
  */
 final class DefaultRetryPolicy implements RetryPolicy {
     private static final Logger log = LoggerFactory.getLogger(DefaultRetryPolicy.class);
@@ -60,7 +62,7 @@ final class DefaultRetryPolicy implements RetryPolicy {
         this.retry = Retry.of(name, RetryConfig.custom()
                 .maxAttempts(config.maxAttempts())
                 .intervalBiFunction(withinBudget(intervals(config)))
-                .retryOnException(matcher::isRetried)
+                .retryOnException(e -> calls.get().retried.test(e))
                 .failAfterMaxAttempts(false)
                 .build());
     }
@@ -85,14 +87,24 @@ final class DefaultRetryPolicy implements RetryPolicy {
         };
     }
 
-    /** The call running on this thread: its deadline (if it has a budget), the next wait, a wait refused for the budget. */
+    /**
+     * The call running on this thread: its budget and deadline (if it has one), what it retries, the
+     * next wait, a wait refused for the budget.
+     */
     private static final class Call {
+        final String budgetName;
+        final Duration budget;
         final Long deadline;
+        final Predicate<Throwable> retried;
         long nextWait;
         long refusedWait = -1;
 
-        Call(Long deadline) {
-            this.deadline = deadline;
+        Call(long start, Duration maxTotalWait, Duration maxWait, Predicate<Throwable> retried) {
+            boolean callers = maxWait != null && (maxTotalWait == null || maxWait.compareTo(maxTotalWait) < 0);
+            this.budgetName = callers ? "maxWait" : "maxTotalWait";
+            this.budget = callers ? maxWait : maxTotalWait;
+            this.deadline = budget == null ? null : start + budget.toNanos();
+            this.retried = retried;
         }
     }
 
@@ -130,9 +142,20 @@ final class DefaultRetryPolicy implements RetryPolicy {
 
     @Override
     public <T> T call(Supplier<T> action) {
+        return call(null, matcher::isRetried, action);
+    }
+
+    /**
+     * A call for a capability whose caller gives the wait and whose contract says what it waits
+     * out (a tree lock waits out conflicting holders and outages for its {@code maxWait}): the
+     * policy's waits, attempts and metrics, ending also when the next wait would pass {@code maxWait}
+     * (null: no such bound), and retrying what {@code retried} accepts, whatever the policy's own
+     * retry settings say.
+     */
+    <T> T call(Duration maxWait, Predicate<Throwable> retried, Supplier<T> action) {
         long start = System.nanoTime();
         Call outer = calls.get();
-        calls.set(new Call(config.maxTotalWait() == null ? null : start + config.maxTotalWait().toNanos()));
+        calls.set(new Call(start, config.maxTotalWait(), maxWait, retried));
         try {
             return waits.call(() -> attempts(action, start));
         } finally {
@@ -166,7 +189,8 @@ final class DefaultRetryPolicy implements RetryPolicy {
 
     /** Returns after the wait when another attempt is due; otherwise throws what ends the call. */
     private void afterFailure(Retry.Context<?> context, RuntimeException e, int attempt, long start) {
-        if (!matcher.isRetried(e)) {
+        Call call = calls.get();
+        if (!call.retried.test(e)) {
             failed(attempt);
             throw e;
         }
@@ -176,13 +200,12 @@ final class DefaultRetryPolicy implements RetryPolicy {
             throw RetryExhaustedException.of(name, attempt, elapsed, "no second attempt inside the host's transaction"
                     + " (a failed statement may have ended it; the host retries the whole transaction)", e);
         }
-        if (config.maxTotalWait() != null && elapsed.compareTo(config.maxTotalWait()) >= 0) {
+        if (call.budget != null && elapsed.compareTo(call.budget) >= 0) {
             failed(attempt);
-            throw RetryExhaustedException.of(name, attempt, elapsed, "maxTotalWait " + config.maxTotalWait().toMillis()
+            throw RetryExhaustedException.of(name, attempt, elapsed, call.budgetName + " " + call.budget.toMillis()
                     + " ms reached", e);
         }
         long waitStart = System.nanoTime();
-        Call call = calls.get();
         call.nextWait = 0;
         try {
             context.onRuntimeError(e); // computes the next wait (withinBudget), or rethrows when no attempt is left
@@ -209,8 +232,8 @@ final class DefaultRetryPolicy implements RetryPolicy {
         metrics.waitNanos.add(System.nanoTime() - waitStart);
         if (call.refusedWait >= 0) {
             failed(attempt);
-            throw RetryExhaustedException.of(name, attempt, Duration.ofNanos(System.nanoTime() - start), "maxTotalWait "
-                    + config.maxTotalWait().toMillis() + " ms would pass during the next wait (" + call.refusedWait + " ms)", e);
+            throw RetryExhaustedException.of(name, attempt, Duration.ofNanos(System.nanoTime() - start), call.budgetName + " "
+                    + call.budget.toMillis() + " ms would pass during the next wait (" + call.refusedWait + " ms)", e);
         }
     }
 

@@ -3,6 +3,7 @@ package dev.turnstile.engine.treelock;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.retry.RetryExhaustedException;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockRequest;
@@ -13,7 +14,6 @@ import dev.turnstile.engine.db.Notifications;
 import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.engine.retry.DefaultRetryPolicies;
-import io.github.resilience4j.core.IntervalFunction;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -31,7 +31,8 @@ import java.util.concurrent.atomic.LongAdder;
  * marks in one transaction ({@link TreeLockStore}); a refused attempt reaps lapsed leases, queues
  * the waiter at the head of its nodes (so later conflicting requests yield to it), and waits until
  * a release wakes it — in this process directly, from other processes by a database notification
- * where there is one (PostgreSQL) — or its retry policy's next wait has passed.
+ * where there is one (PostgreSQL) — or its retry policy's next wait has passed: the attempts of a
+ * request run in one call of the tree-lock retry policy, which also ends at the request's maxWait.
  */
 public final class TreeLockService {
     private final LongAdder granted = new LongAdder();
@@ -39,8 +40,6 @@ public final class TreeLockService {
     private final LongAdder grantedNanos = new LongAdder();
     private final LongAdder refusedNanos = new LongAdder();
     private static final Logger log = LoggerFactory.getLogger(TreeLockService.class);
-    /** Deadlock victims among releases go again; a handful of attempts is plenty (each victim wrote nothing). */
-    private static final int RELEASE_ATTEMPTS = 10;
     public static final List<Class<?>> ENTITIES = List.of(TreeNodeRecord.class, TreeLeaseRecord.class);
 
     private final Database database;
@@ -72,11 +71,6 @@ public final class TreeLockService {
     /** Wakes this process's waiters that a change of {@code nodes} may unblock. */
     private void wake(Collection<TreePath> nodes) {
         NodeKeys.changed(nodes).forEach(waiters::wake);
-    }
-
-    /** The waits of the tree-lock policy in force now: a reload changes them for the next wait. */
-    private IntervalFunction intervals() {
-        return policies.intervals(policy);
     }
 
     public Optional<TreeLockHandle> tryLock(TreeLockRequest request, String owner) {
@@ -129,100 +123,145 @@ public final class TreeLockService {
         if (maxWait == null || maxWait.isNegative()) {
             throw EngineRuntimeException.badArgument("maxWait", maxWait, "zero or a positive duration");
         }
-        String leaseId = IntentionStripes.newLeaseId();
-        SortedMap<TreePath, GrayMode> marks = GrayMode.marksOf(request);
-        String ticket = ticket(database.now(), leaseId);
-        long deadline = System.nanoTime() + maxWait.toNanos();
-        // Registered before the first attempt, so a release between a refusal and the wait still wakes us.
-        WakeUps.Ticket waiter = maxWait.isZero() ? null : waiters.register(NodeKeys.waitingFor(request.nodes().keySet()));
-        boolean queued = false;
-        long requeueAt = 0;
-        boolean granted = false;
+        Acquisition acquisition = new Acquisition(request, owner, !maxWait.isZero());
         try {
-            boolean inDoubt = false;
-            boolean wasInDoubt = false;
-            for (int attempt = 1; ; attempt++) {
-                long wait = -1; // this refusal's wait, drawn once (the policy's waits may be jittered)
-                try {
-                    TreeLeaseRecord record = inDoubt ? store.lease(leaseId) : null;
-                    inDoubt = false;
-                    if (record == null) {
-                        record = store.acquire(leaseId, owner, request, marks, ticket, queued, lease);
-                    }
-                    granted = true;
-                    return Optional.of(new DefaultTreeLockHandle(this, record, request, marks));
-                } catch (TreeLockStore.Blocked blocked) {
-                    if (waiter != null) {
-                        database.notifications().startListening(); // releases elsewhere wake us from now on
-                    }
-                    try {
-                        // An acquire whose answer an outage cut may have committed after all, and a
-                        // look for its lease may have missed it: then it is this request that blocks
-                        // itself, until its own lease lapses. Look again, by its id, while blocked.
-                        TreeLeaseRecord mine = wasInDoubt ? store.lease(leaseId) : null;
-                        if (mine != null) {
-                            granted = true;
-                            return Optional.of(new DefaultTreeLockHandle(this, mine, request, marks));
-                        }
-                        wait = nextWait(attempt, deadline);
-                        if (waiter != null && waiter.announceFor(wait)) {
-                            continue; // a release in another process between the refusal and now sent no note: look again
-                        }
-                        if (waiter != null && (!queued || System.nanoTime() - requeueAt > 0)) {
-                            requeueAt = System.nanoTime() + lease.toNanos() / 2;
-                            boolean placed = queued;
-                            // Ours from here unless refused: an outage may cut the answer to a claim that
-                            // committed, and a place not given up with the grant (or on leaving) would hold
-                            // every later request back until it lapsed (AbstractAnswerLostTest).
-                            queued = true;
-                            if (!queue(leaseId, request, ticket)) { // first, so later arrivals yield as soon as possible
-                                queued = placed;
-                            }
-                        }
-                        List<TreeLockRequest> reaped = store.reapExpired();
-                        if (!reaped.isEmpty()) {
-                            reaped.forEach(r -> wake(r.nodes().keySet()));
-                            continue;
-                        }
-                    } catch (EngineRuntimeException e) {
-                        waitOutOutage(e, deadline);
-                    }
-                } catch (EngineRuntimeException e) {
-                    if (isOutage(e)) {
-                        // The commit may have landed before the answer was lost: look for our lease first.
-                        waitOutOutage(e, deadline);
-                        inDoubt = true;
-                        wasInDoubt = true;
-                    } else if (!Sql.isRace(e)) {
-                        throw e;
-                    }
-                    // Two first inserts of one node row, or a deadlock victim: nothing was written; go again.
-                }
-                long remaining = deadline - System.nanoTime();
-                if (remaining <= 0) {
-                    return Optional.empty();
-                }
-                waiter.awaitWakeUp(wait >= 0 ? wait : nextWait(attempt, deadline));
-                if (Thread.interrupted()) {
-                    throw EngineRuntimeException.interrupted("waiting for tree lock " + request, new InterruptedException());
-                }
+            return Optional.of(policies.call(policy, maxWait, TreeLockService::waitedOut, acquisition::attempt));
+        } catch (RetryExhaustedException e) {
+            if (e.getCause() instanceof EngineRuntimeException cause && isOutage(cause)) {
+                throw cause; // the database still out of reach when the wait ended
             }
+            return Optional.empty();
         } finally {
-            if (waiter != null) {
-                waiter.closeUsed();
-            }
-            if (queued && !granted) {
-                leaveQueue(leaseId, request);
-            }
-            if (waiter != null) {
-                waiter.withdraw(); // takes back a word said for a long wait, where no waiter here waits on its roots
-            }
+            acquisition.end();
         }
     }
 
-    /** How long a waiter refused at {@code attempt} waits before it looks again, at most until {@code deadline}. */
-    private long nextWait(int attempt, long deadline) {
-        return Math.max(0, Math.min(deadline - System.nanoTime(), Duration.ofMillis(intervals().apply(Math.min(attempt, 30))).toNanos()));
+    /** What a tree lock waits out, within its wait: a conflicting holder, an outage, a race that wrote nothing. */
+    private static boolean waitedOut(Throwable failure) {
+        return failure instanceof TreeLockStore.Blocked
+                || failure instanceof EngineRuntimeException e && (isOutage(e) || Sql.isRace(e));
+    }
+
+    /**
+     * One request on its way to a grant, its attempts run in a call of the tree-lock retry policy:
+     * a refused attempt reaps lapsed leases, queues the waiter at the head of its nodes, and arms its
+     * wake-up ticket, so that the policy's wait ends at a release that may unblock it.
+     */
+    private final class Acquisition {
+        private final TreeLockRequest request;
+        private final String owner;
+        private final boolean waits;
+        private final String leaseId = IntentionStripes.newLeaseId();
+        private final SortedMap<TreePath, GrayMode> marks;
+        private final String ticket;
+        private boolean queued;
+        private long requeueAt;
+        private boolean granted;
+        /** An acquire's answer was cut by an outage: it may have committed. */
+        private boolean inDoubt;
+        private boolean wasInDoubt;
+
+        Acquisition(TreeLockRequest request, String owner, boolean waits) {
+            this.request = request;
+            this.owner = owner;
+            this.waits = waits;
+            this.marks = GrayMode.marksOf(request);
+            this.ticket = ticket(database.now(), leaseId);
+        }
+
+        /** One attempt: the grant, or {@link TreeLockStore.Blocked} (its wait armed to end at a release), an outage or a race. */
+        TreeLockHandle attempt() {
+            // Registered before the attempt reads, so a release between a refusal and the wait still wakes it.
+            WakeUps.Ticket waiter = waits ? waiters.register(NodeKeys.waitingFor(request.nodes().keySet())) : null;
+            try {
+                TreeLockHandle handle = grantOrBlocked(waiter);
+                if (waiter != null) {
+                    waiter.closeUsed(); // a wake-up it holds was for a lock it now has
+                    waiter = null;
+                }
+                return handle;
+            } catch (TreeLockStore.Blocked blocked) {
+                if (waiter != null && waiter.armFor(blocked)) {
+                    waiter = null; // the policy's wait uses it, and closes it
+                }
+                throw blocked;
+            } finally {
+                if (waiter != null) {
+                    waiter.close();
+                }
+            }
+        }
+
+        private TreeLockHandle grantOrBlocked(WakeUps.Ticket waiter) {
+            while (true) {
+                try {
+                    return granted(acquired());
+                } catch (TreeLockStore.Blocked blocked) {
+                    // An acquire whose answer an outage cut may have committed after all, and a look for
+                    // its lease may have missed it: then it is this request that blocks itself, until its
+                    // own lease lapses. Look again, by its id, while blocked.
+                    TreeLeaseRecord mine = wasInDoubt ? store.lease(leaseId) : null;
+                    if (mine != null) {
+                        return granted(mine);
+                    }
+                    if (waiter != null) {
+                        database.notifications().startListening(); // releases elsewhere wake it from now on
+                        if (waiter.announce()) {
+                            continue; // a release in another process before it said it waits sent no note: look again
+                        }
+                        queueIfDue();
+                    }
+                    List<TreeLockRequest> reaped = store.reapExpired();
+                    if (reaped.isEmpty()) {
+                        throw blocked;
+                    }
+                    reaped.forEach(r -> wake(r.nodes().keySet()));
+                }
+            }
+        }
+
+        /** The lease of a grant, or Blocked; after an outage cut an answer, first the lease that may have been granted. */
+        private TreeLeaseRecord acquired() {
+            try {
+                TreeLeaseRecord record = inDoubt ? store.lease(leaseId) : null;
+                inDoubt = false;
+                return record != null ? record : store.acquire(leaseId, owner, request, marks, ticket, queued, lease);
+            } catch (EngineRuntimeException e) {
+                if (isOutage(e)) {
+                    inDoubt = true; // the commit may have landed before the answer was lost
+                    wasInDoubt = true;
+                }
+                throw e;
+            }
+        }
+
+        private TreeLockHandle granted(TreeLeaseRecord record) {
+            granted = true;
+            return new DefaultTreeLockHandle(TreeLockService.this, record, request, marks);
+        }
+
+        /** First, so later arrivals yield as soon as possible; the place is renewed every half lease while it waits. */
+        private void queueIfDue() {
+            if (queued && System.nanoTime() - requeueAt <= 0) {
+                return;
+            }
+            requeueAt = System.nanoTime() + lease.toNanos() / 2;
+            boolean placed = queued;
+            // Ours from here unless refused: an outage may cut the answer to a claim that committed, and a
+            // place not given up with the grant (or on leaving) would hold every later request back until
+            // it lapsed (AbstractAnswerLostTest).
+            queued = true;
+            if (!queue(leaseId, request, ticket)) {
+                queued = placed;
+            }
+        }
+
+        /** A request that waited and was not granted leaves its place in the queue. */
+        void end() {
+            if (queued && !granted) {
+                leaveQueue(leaseId, request);
+            }
+        }
     }
 
     /**
@@ -278,49 +317,23 @@ public final class TreeLockService {
 
     /**
      * Releases the lease, going again when the database chose this transaction as a deadlock
-     * victim (it wrote nothing) or is out of reach (for at most one lease): giving up there would
-     * leave the nodes held until the lease lapses while the holder believes them free.
+     * victim (it wrote nothing) or is out of reach, for at most one lease (by the tree-lock policy's
+     * waits): giving up there would leave the nodes held until the lease lapses while the holder
+     * believes them free.
      */
     boolean release(DefaultTreeLockHandle handle) {
-        long givingUpAt = System.nanoTime() + lease.toNanos();
-        int races = 1;
-        for (int attempt = 1; ; attempt++) {
-            try {
+        try {
+            return policies.call(policy, lease, failure -> failure instanceof EngineRuntimeException e && (isOutage(e) || Sql.isRace(e)), () -> {
                 boolean released = store.release(handle.lockToken(), handle.marks(), handle.nodes().keySet());
                 wake(handle.nodes().keySet());
                 return released;
-            } catch (EngineRuntimeException e) {
-                if (isOutage(e) && System.nanoTime() - givingUpAt < 0) {
-                    // Until the lease would lapse by itself anyway: others wait for this release.
-                    pause(intervals().apply(Math.min(attempt, 30)));
-                    continue;
-                }
-                if (races++ == RELEASE_ATTEMPTS || !Sql.isRace(e)) {
-                    throw e;
-                }
-            }
-        }
-    }
-
-    /**
-     * The database out of reach while waiting for a lock: wait on like a blocked waiter, until
-     * {@code deadline}; anything else, or an outage at the deadline, goes to the caller.
-     */
-    private static void waitOutOutage(EngineRuntimeException e, long deadline) {
-        if (!isOutage(e) || System.nanoTime() - deadline >= 0) {
-            throw e;
+            });
+        } catch (RetryExhaustedException e) {
+            throw e.getCause() instanceof EngineRuntimeException cause ? cause : e;
         }
     }
 
     private static boolean isOutage(EngineRuntimeException e) {
         return e.getExceptionCode() == ExceptionCode.E_DATABASE_UNAVAILABLE;
-    }
-
-    private static void pause(long millis) {
-        try {
-            Thread.sleep(millis);
-        } catch (InterruptedException e) {
-            throw EngineRuntimeException.interrupted("waiting for the database to release a tree lock", e);
-        }
     }
 }

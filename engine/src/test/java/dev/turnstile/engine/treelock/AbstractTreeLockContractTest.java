@@ -5,6 +5,9 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.retry.RetryMetrics;
+import dev.turnstile.api.retry.RetryPoliciesConfig;
+import dev.turnstile.api.retry.RetryPolicyConfig;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockMode;
@@ -24,6 +27,7 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
+import java.util.EnumSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
@@ -460,6 +464,32 @@ public abstract class AbstractTreeLockContractTest {
         assertThat(as("x").tryLock(TreeLockRequest.exclusive(bench("A", "1")), Duration.ofMillis(20))).isEmpty();
         holder.unlock();
         assertThat(free(bench("A", "1"))).as("the timed-out waiter left the queue").isTrue();
+    }
+
+    @Test
+    void aWaitIsOneCallOfTheTreeLockPolicy_endingAtItsMaxAttemptsAsAtMaxWait() {
+        // The operator's tree-lock policy paces the waits and bounds them (maxAttempts, maxTotalWait), beside
+        // the caller's maxWait; what a tree lock waits out is its own (a holder, an outage), whatever retryOn says.
+        RetryPolicyConfig threeAttempts = RetryPolicyConfig.builder().maxAttempts(3).waitDuration(Duration.ofMillis(1))
+                .retryCodes(EnumSet.of(ExceptionCode.E_OBJECT_MODIFIED)).build();
+        try (ContentEngine strict = ContentEngine.open(EngineConfig.from(config()).clock(clock).treeLocks(TreeLocksConfig.builder().lease(LEASE).build())
+                .retry(RetryPoliciesConfig.builder().policy(TreeLocksConfig.DEFAULT_RETRY_POLICY, threeAttempts).build()).build())) {
+            TreeLockHandle holder = as("nightly upgrade").tryLock(TreeLockRequest.exclusive(workshop("A"))).orElseThrow();
+            try {
+                assertThat(strict.session("patient").treeLocks().tryLock(TreeLockRequest.exclusive(bench("A", "1")), Duration.ofSeconds(5)))
+                        .as("refused three times").isEmpty();
+                RetryMetrics calls = strict.retryPolicies().get(TreeLocksConfig.DEFAULT_RETRY_POLICY).metrics();
+                assertThat(calls.attempts()).isEqualTo(3);
+                assertThat(calls.failedWithRetry()).isEqualTo(1);
+            } finally {
+                holder.unlock();
+            }
+            try (TreeLockHandle h = strict.session("patient").treeLocks().lock(Set.of(bench("A", "1")), Duration.ofSeconds(5))) {
+                assertThat(h.holder()).isEqualTo("patient");
+            }
+            assertThat(strict.retryPolicies().get(TreeLocksConfig.DEFAULT_RETRY_POLICY).metrics().successfulWithoutRetry())
+                    .as("the grant and the release, each at its first attempt").isEqualTo(2);
+        }
     }
 
     @Test
