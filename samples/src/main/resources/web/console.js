@@ -62,7 +62,12 @@ async function refresh() {
     const missing = document.createElement("span");
     missing.textContent = d.report.missing.length === 0 ? "none" : d.report.missing.join(", ");
     if (d.report.missing.length > 0) missing.className = "bad";
-    return [d.name, d.current, d.report.period || "(no reset)", d.report.issued, d.report.voided, missing];
+    const doubt = document.createElement("span");
+    doubt.textContent = d.report.inDoubtCount === 0 ? "none"
+      : d.report.inDoubt.map(n => `${n.number} (${n.issuedBy}, ${n.issuedAt})`).join(", ")
+        + (d.report.inDoubtCount > d.report.inDoubt.length ? ` … ${d.report.inDoubtCount} in all` : "");
+    if (d.report.inDoubtCount > 0) doubt.className = "bad";
+    return [d.name, d.current, d.report.period || "(no reset)", d.report.issued, d.report.voided, missing, doubt];
   });
   fill("feed-clients", c.feedClients, f => [f.client, f.position, f.pending,
     f.oldestPendingMillis == null ? "" : age(Math.floor(f.oldestPendingMillis / 1000)), f.heldBy || ""]);

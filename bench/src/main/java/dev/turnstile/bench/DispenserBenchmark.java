@@ -67,6 +67,9 @@ final class DispenserBenchmark implements Callable<Integer> {
     @Option(names = "--columns", split = ",", description = "columns to run beside FLOOR (default: every strategy)")
     List<String> columnsOption;
 
+    @Option(names = "--register", description = "dispensers that keep a register of every number issued (default: none)")
+    boolean register;
+
     @Option(names = "--child", hidden = true, description = "run as a child: take numbers with this strategy (FLOOR for JDBC)")
     String child;
 
@@ -167,16 +170,17 @@ final class DispenserBenchmark implements Callable<Integer> {
         }
     }
 
-    private static DispenserConfig settings(String column) {
+    private DispenserConfig settings(String column) {
         return switch (column) {
-            case "FEELING_UNLUCKY" -> DispenserConfig.builder().strategy(DispenserStrategy.FIRST_WRITER_WINS).feelingUnlucky(true).build();
-            default -> DispenserConfig.builder().strategy(DispenserStrategy.valueOf(column)).build();
+            case "FEELING_UNLUCKY" -> DispenserConfig.builder().strategy(DispenserStrategy.FIRST_WRITER_WINS).feelingUnlucky(true)
+                    .register(register).build();
+            default -> DispenserConfig.builder().strategy(DispenserStrategy.valueOf(column)).register(register).build();
         };
     }
 
     private String newDispenser(ContentEngine engine) {
         String name = "bench-" + UUID.randomUUID().toString().substring(0, 8);
-        engine.session("bench", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers().create(name, DispenserConfig.ofDefaults());
+        engine.session("bench", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers().create(name, DispenserConfig.builder().register(register).build());
         return name;
     }
 
@@ -295,9 +299,13 @@ final class DispenserBenchmark implements Callable<Integer> {
         int perThreadCalls = numbers > 0 ? Math.max(1, numbers / (processes * 4)) : 0;
         List<List<String>> arguments = new ArrayList<>();
         for (int i = 0; i < processes; i++) {
-            arguments.add(List.of("dispensers", "--child", column, "--dispenser", name, "--seconds", "" + processSeconds,
-                    "--per-thread", "" + perThreadCalls, "--url", database.url(i), "--user", database.user(),
+            List<String> child = new ArrayList<>(List.of("dispensers", "--child", column, "--dispenser", name, "--seconds",
+                    "" + processSeconds, "--per-thread", "" + perThreadCalls, "--url", database.url(i), "--user", database.user(),
                     "--password", database.password()));
+            if (register) {
+                child.add("--register");
+            }
+            arguments.add(child);
         }
         ChildProcesses children = new ChildProcesses(arguments);
         children.readyThenGo();

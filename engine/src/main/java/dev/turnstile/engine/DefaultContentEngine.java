@@ -239,6 +239,7 @@ final class DefaultContentEngine implements ContentEngine {
             policyWatch.close();
         }
         changes.stopDispatchers();
+        dispensers.close();
         database.close();
     }
 

@@ -151,7 +151,7 @@ class ConsolePageBrowserTest {
             tableShows(browser, "object-locks", cls, "bob", "review");
             tableShows(browser, "dispensers", dispenserName, "3");
             assertThat(browser.findElement(By.xpath("//table[@id='dispensers']//tr[td[1]='" + dispenserName + "']")).getText())
-                    .contains(dispenserName + " 3").endsWith("1 none");
+                    .contains(dispenserName + " 3").as("voided 1, missing none, in doubt none").endsWith("1 none none");
             tableShows(browser, "feed-clients", client);
 
             // Live: a lock taken elsewhere shows up without a reload.

@@ -354,11 +354,11 @@ class ReadmeExamplesTest {
             Dispenser invoices = engine.session("workflow-7").dispensers().get("invoice");   // COMBINING by default
             String number = invoices.nextFormatted();         // e.g. "INV-2026-000001"
             NumberBlock block = invoices.next(10);            // ten contiguous numbers, one round trip
-            RegisterReport audit = invoices.report();         // every number issued or voided, none missing
+            RegisterReport audit = invoices.report();         // every number issued or voided, none missing, none in doubt
             // endregion
             assertThat(number).matches("INV-\\d{4}-\\d{6}");
             assertThat(block.count()).isEqualTo(10);
-            assertThat(audit.isComplete()).isTrue();
+            assertThat(audit.isAccountedFor()).isTrue();
         }
     }
 

@@ -113,6 +113,35 @@ class TurnstileServerTest {
     }
 
     @Test
+    void aRegisteredDispensersReport_showsItsNumbersInDoubt_withWhoTookThemAndWhen() throws Exception {
+        String registered = "reg-" + UUID.randomUUID().toString().substring(0, 8);
+        engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers()
+                .create(registered, DispenserConfig.builder().register(true).build());
+        send("POST", "/api/dispensers/" + registered + "/next", "{\"count\": 3}", token);
+        JsonNode report = json(send("GET", "/api/dispensers/" + registered, null, token)).get("report");
+        assertThat(report.get("issued").asLong()).isEqualTo(3);
+        assertThat(report.get("inDoubtCount").asLong()).as("answered: confirmed").isZero();
+
+        // Number 2 as a server killed between the take's commit and its answer leaves it.
+        try (java.sql.Connection c = java.sql.DriverManager.getConnection(engine.config().jdbcUrl(), engine.config().username(),
+                engine.config().password());
+             java.sql.PreparedStatement mark = c.prepareStatement("UPDATE ts_dispenser_issue SET in_doubt = true WHERE dispenser = ? AND number = 2")) {
+            mark.setString(1, registered);
+            assertThat(mark.executeUpdate()).isEqualTo(1);
+        }
+        report = json(send("GET", "/api/dispensers/" + registered, null, token)).get("report");
+        assertThat(report.get("inDoubtCount").asLong()).isEqualTo(1);
+        JsonNode doubt = report.get("inDoubt").get(0);
+        assertThat(doubt.get("number").asLong()).isEqualTo(2);
+        assertThat(doubt.get("issuedBy").asText()).isEqualTo("workflow");
+        assertThat(doubt.get("issuedAt").asText()).isNotBlank();
+        String unregistered = "plain-" + UUID.randomUUID().toString().substring(0, 8);
+        engine.session("admin", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE)).dispensers()
+                .create(unregistered, DispenserConfig.builder().register(false).build());
+        assertThat(json(send("GET", "/api/dispensers/" + unregistered, null, token)).has("report")).as("a series without a register").isFalse();
+    }
+
+    @Test
     void changeFeedLag_showsEachClientsPendingChanges() throws Exception {
         String cls = "Lagged" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
         var os = engine.session("writer").objectStore();

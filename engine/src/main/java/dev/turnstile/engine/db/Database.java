@@ -318,6 +318,11 @@ public final class Database implements AutoCloseable {
         });
     }
 
+    /** For background upkeep that is no caller's operation: uncounted, as the clock's reads are. */
+    public DataSource dataSource() {
+        return dataSource;
+    }
+
     /** The host's transaction as the engine's work meets it. */
     public HostTransaction host() {
         return hostTransaction;

@@ -90,8 +90,11 @@ final class DefaultDispenser implements Dispenser {
         } else {
             services.database.host().outside(what);
         }
-        NumberBlock taken = services.objects.operations.run("turnstile.dispenser.take", () -> (inHost ? inHostTransaction : strategy).take(count),
-                "dispenser", name, "strategy", strategyTag);
+        NumberBlock taken = services.objects.operations.run("turnstile.dispenser.take", () -> inHost ? inHostTransaction.take(count)
+                        : Register.inDoubtWhile(() -> strategy.take(count)), "dispenser", name, "strategy", strategyTag);
+        if (!inHost && config.register()) {
+            services.confirmations.answered(name, taken.period(), taken.first(), taken.last()); // the caller has them now
+        }
         // Counted once they are the caller's for good: in the host's transaction, when it commits.
         services.database.host().afterCommit(() -> services.counts.issued(config.strategy(), count));
         return taken;
@@ -281,6 +284,7 @@ final class DefaultDispenser implements Dispenser {
     }
 
     private List<IssuedNumber> registerFrom(long fromNumber, int max) {
+        services.confirmAnswered();
         String period = Series.currentPeriod(values(), services.database.now());
         return services.objects.inTransaction(() -> "reading the register of " + name, user,
                 tx -> Register.list(tx.session(), name, period, fromNumber, max));
@@ -311,6 +315,7 @@ final class DefaultDispenser implements Dispenser {
     @Override
     public RegisterReport report(long fromNumber, int maxRanges) {
         checkPage("report page size", maxRanges);
+        services.confirmAnswered();
         Map<String, Object> values = values();
         Instant now = services.database.now();
         String period = Series.currentPeriod(values, now);
@@ -327,6 +332,7 @@ final class DefaultDispenser implements Dispenser {
     @Override
     public List<IssuedNumber> register(String period, long fromNumber, int max) {
         checkPage("register page size", max);
+        services.confirmAnswered();
         String asked = period(period, Series.currentPeriod(values(), services.database.now()));
         return services.objects.inTransaction(() -> "reading the register of " + name + " for " + asked, user,
                 tx -> Register.list(tx.session(), name, asked, fromNumber, max));
@@ -335,6 +341,7 @@ final class DefaultDispenser implements Dispenser {
     @Override
     public RegisterReport report(String period, long fromNumber, int maxRanges) {
         checkPage("report page size", maxRanges);
+        services.confirmAnswered();
         String current = Series.currentPeriod(values(), services.database.now());
         String asked = period(period, current);
         if (asked.equals(current)) {

@@ -67,12 +67,15 @@ public final class DispenserServices {
     private final Set<String> numbering = ConcurrentHashMap.newKeySet();
     /** What the metrics report. */
     public final DispenserCounts counts = new DispenserCounts();
+    /** Clears the in-doubt mark of numbers whose callers have them. */
+    final Confirmations confirmations;
 
     public DispenserServices(ObjectStoreServices objects, Database database, RetryPolicies retryPolicies,
                              DispensersConfig settings) {
         this.objects = objects;
         this.database = database;
         this.statements = DispenserStatements.of(objects, database);
+        this.confirmations = new Confirmations(database);
         this.retryPolicies = retryPolicies;
         this.configured = settings.series();
         this.adminRole = settings.adminRole();
@@ -282,5 +285,25 @@ public final class DispenserServices {
             throw EngineRuntimeException.badArgument("dispenser " + name, requestedSeries,
                     "it exists with other series settings: " + storedSeries);
         }
+    }
+
+    /**
+     * Confirms the numbers this engine's callers have, before the register is read, so that its own
+     * report shows no number in doubt that was answered. Not inside the host's transaction (it would
+     * take a second connection while the host holds one): there, and if it fails, the timer does.
+     */
+    void confirmAnswered() {
+        if (!database.host().isActive()) {
+            try {
+                confirmations.flush();
+            } catch (RuntimeException e) {
+                log.debug("Answered numbers not confirmed before reading the register; the timer goes on", e);
+            }
+        }
+    }
+
+    /** The engine closes: what was answered is confirmed, if the database can still be reached. */
+    public void close() {
+        confirmations.close();
     }
 }

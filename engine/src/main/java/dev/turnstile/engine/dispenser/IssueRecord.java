@@ -13,7 +13,8 @@ import java.util.UUID;
 
 /**
  * One issued number of a registered series, or a range of numbers an admin skipped (from the key's
- * number to {@code lastNumber}, voided). The key (dispenser, period, number) makes a duplicate
+ * number to {@code lastNumber}, voided). A plain take's number is written in doubt until its caller
+ * has it ({@link Confirmations}). The key (dispenser, period, number) makes a duplicate
  * number impossible at the database level, whatever a strategy does; a skipped range lies past
  * every number issued before it, and the counter never goes back in a registered series.
  */
@@ -38,6 +39,10 @@ public class IssueRecord {
     @Column(name = "void_reason", length = 400)
     String voidReason;
 
+    /** Taken by a plain take whose answer has not been confirmed to have reached its caller ({@link Confirmations}). */
+    @Column(name = "in_doubt", nullable = false)
+    boolean inDoubt;
+
     /** The last number of a skipped range; null for one number. */
     @Column(name = "last_number")
     Long lastNumber;
@@ -49,10 +54,11 @@ public class IssueRecord {
     protected IssueRecord() {
     }
 
-    IssueRecord(String dispenser, String period, long number, String issuedBy, Instant issuedAt) {
+    IssueRecord(String dispenser, String period, long number, String issuedBy, Instant issuedAt, boolean inDoubt) {
         this.key = new Key(dispenser, period, number);
         this.issuedBy = issuedBy;
         this.issuedAt = issuedAt;
+        this.inDoubt = inDoubt;
     }
 
     @Embeddable

@@ -45,6 +45,7 @@ final class PostgresDispenserStatements extends DispenserStatements {
                     statement.setObject(4, id);
                     statement.setString(5, Dispenser.CLASS_NAME);
                     statement.setArray(6, statement.getConnection().createArrayOf("varchar", issuers.toArray()));
+                    statement.setBoolean(7, Register.inDoubt());
                     try (ResultSet rs = statement.executeQuery()) {
                         if (!rs.next()) {
                             return null;
@@ -78,7 +79,8 @@ final class PostgresDispenserStatements extends DispenserStatements {
      */
     private static final String TAKE = ("""
             WITH p AS (SELECT CAST(? AS varchar) AS usr, CAST(? AS timestamptz) AS now, CAST(? AS int) AS n,
-                CAST(? AS uuid) AS id, CAST(? AS varchar) AS cls, CAST(? AS varchar[]) AS issuers),
+                CAST(? AS uuid) AS id, CAST(? AS varchar) AS cls, CAST(? AS varchar[]) AS issuers,
+                CAST(? AS boolean) AS in_doubt),
             taken AS (
               UPDATE ts_object o SET usn = o.usn + 1, last_modifier = p.usr, date_last_modified = %s,
                 prop_values = ((%s - 'AdminAction') || jsonb_build_object('Counter', %s, 'Period', %s))::text
@@ -87,8 +89,8 @@ final class PostgresDispenserStatements extends DispenserStatements {
                 o.prop_values::jsonb->>'DispenserName' AS name,
                 COALESCE((o.prop_values::jsonb->>'RegisterIssued')::boolean, false) AS register, o.date_last_modified AS at),
             issued AS (
-              INSERT INTO ts_dispenser_issue (dispenser, period, number, issued_by, issued_at)
-              SELECT t.name, t.period, t.counter - p.n + u.n, u.who, t.at
+              INSERT INTO ts_dispenser_issue (dispenser, period, number, issued_by, issued_at, in_doubt)
+              SELECT t.name, t.period, t.counter - p.n + u.n, u.who, t.at, p.in_doubt
               FROM taken t, p, unnest(p.issuers) WITH ORDINALITY AS u(who, n) WHERE t.register)
             SELECT counter, period, at FROM taken""").formatted(AT, V, COUNTER, PERIOD);
 }

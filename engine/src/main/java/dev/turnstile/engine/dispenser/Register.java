@@ -23,6 +23,8 @@ import java.util.function.Supplier;
 final class Register {
     /** For a combined save: the user each number of the block is for, in order. */
     private static final ThreadLocal<List<String>> ISSUERS = new ThreadLocal<>();
+    /** Set while a plain take runs: its numbers are written in doubt, until its caller has them. */
+    private static final ThreadLocal<Boolean> IN_DOUBT = new ThreadLocal<>();
 
     private Register() {
     }
@@ -35,6 +37,27 @@ final class Register {
         } finally {
             ISSUERS.remove();
         }
+    }
+
+    /**
+     * Runs a plain take, whose numbers are written in doubt: whether its answer reaches the caller is
+     * known only once it has (then {@link Confirmations} clears the mark). A number taken in the host's
+     * transaction, for an object ({@code numberOnCreate}) or for a request key is never in doubt: the
+     * host or the object commits with it, or the key gets it again.
+     */
+    static <T> T inDoubtWhile(Supplier<T> take) {
+        Boolean outer = IN_DOUBT.get();
+        IN_DOUBT.set(Boolean.TRUE);
+        try {
+            return take.get();
+        } finally {
+            IN_DOUBT.set(outer);
+        }
+    }
+
+    /** Whether the take running on this thread writes its numbers in doubt. */
+    static boolean inDoubt() {
+        return Boolean.TRUE.equals(IN_DOUBT.get());
     }
 
     /** Who each of a take's {@code count} numbers is recorded for: the combined callers, else {@code user}. */
@@ -56,6 +79,7 @@ final class Register {
         boolean samePeriod = period.equals(change.originalValue(Series.PERIOD));
         long before = samePeriod ? (Long) change.originalValue(Series.COUNTER) : values.getInt64Value(Series.START) - 1;
         String adminAction = values.getStringValue(Series.ADMIN_ACTION);
+        boolean inDoubt = inDoubt();
         // Written after the counter's USN-checked update: a writer that lost the race records nothing.
         tx.afterWrite(() -> {
             if (counter <= before) {
@@ -63,7 +87,7 @@ final class Register {
             }
             if (adminAction != null) {
                 // Skipped by an admin: one row for the range, however long (setStart far ahead is one insert).
-                IssueRecord skipped = new IssueRecord(name, period, before + 1, change.user(), change.now());
+                IssueRecord skipped = new IssueRecord(name, period, before + 1, change.user(), change.now(), false);
                 skipped.lastNumber = counter > before + 1 ? counter : null;
                 skipped.voidedBy = change.user();
                 skipped.voidReason = "skipped: " + adminAction;
@@ -74,7 +98,7 @@ final class Register {
             List<String> users = issuers((int) (counter - before), change.user());
             List<IssueRecord> rows = new ArrayList<>((int) (counter - before));
             for (long n = before + 1; n <= counter; n++) {
-                rows.add(new IssueRecord(name, period, n, users.get((int) (n - before - 1)), change.now()));
+                rows.add(new IssueRecord(name, period, n, users.get((int) (n - before - 1)), change.now(), inDoubt));
             }
             if (rows.size() == 1) {
                 tx.session().insert(rows.get(0));
@@ -123,10 +147,14 @@ final class Register {
                         IssueRecord.class)
                 .setParameter("name", name).setParameter("period", period).setParameter("from", from)
                 .setMaxResults(max).getResultList()) {
-            out.add(new IssuedNumber(name, period, r.key.number, r.issuedBy, r.issuedAt, r.objectId, r.voidedBy, r.voidReason,
-                    r.last()));
+            out.add(entry(name, period, r));
         }
         return out;
+    }
+
+    private static IssuedNumber entry(String name, String period, IssueRecord r) {
+        return new IssuedNumber(name, period, r.key.number, r.issuedBy, r.issuedAt, r.objectId, r.voidedBy, r.voidReason, r.last(),
+                r.inDoubt);
     }
 
     static void voidNumber(StatelessSession session, String name, String period, long number, String user, String reason) {
@@ -134,7 +162,7 @@ final class Register {
             throw EngineRuntimeException.badArgument("void reason for " + name + " number " + number, reason,
                     "a reason of 1 to 400 characters is required");
         }
-        int rows = session.createMutationQuery("update IssueRecord r set r.voidedBy = :user, r.voidReason = :reason"
+        int rows = session.createMutationQuery("update IssueRecord r set r.voidedBy = :user, r.voidReason = :reason, r.inDoubt = false"
                         + " where r.key.dispenser = :name and r.key.period = :period and r.key.number = :number"
                         + " and r.voidedBy is null")
                 .setParameter("user", user).setParameter("reason", reason).setParameter("name", name)
@@ -147,7 +175,8 @@ final class Register {
 
     /**
      * The period's account, computed by the database: the numbers issued and voided (a skipped
-     * range counts its length), and the missing ranges — the holes between consecutive rows, found
+     * range counts its length), those of them in doubt (listed from {@code from}, at most
+     * {@code maxRanges}), and the missing ranges — the holes between consecutive rows, found
      * with a window function, and after the last row up to {@code last} — that end at or after
      * {@code from}, at most {@code maxRanges} of them. Memory and rows read do not grow with the series.
      */
@@ -156,7 +185,8 @@ final class Register {
         Object[] totals = (Object[]) session.createNativeQuery("SELECT"
                         + " COALESCE(SUM(CASE WHEN voided_by IS NULL THEN COALESCE(last_number, number) - number + 1 ELSE 0 END), 0),"
                         + " COALESCE(SUM(CASE WHEN voided_by IS NULL THEN 0 ELSE COALESCE(last_number, number) - number + 1 END), 0),"
-                        + " MAX(COALESCE(last_number, number))"
+                        + " MAX(COALESCE(last_number, number)),"
+                        + " COALESCE(SUM(CASE WHEN in_doubt AND voided_by IS NULL THEN 1 ELSE 0 END), 0)"
                         + " FROM ts_dispenser_issue WHERE dispenser = :name AND period = :period AND number BETWEEN :first AND :last",
                         Object[].class)
                 .setParameter("name", name).setParameter("period", period).setParameter("first", first)
@@ -165,6 +195,7 @@ final class Register {
         long voided = ((Number) totals[1]).longValue();
         long end = totals[2] == null ? first - 1 : Math.min(last, ((Number) totals[2]).longValue());
         long missingCount = Math.max(0, last - first + 1) - issued - voided;
+        long inDoubt = ((Number) totals[3]).longValue();
         List<NumberRange> missing = new ArrayList<>();
         for (Object[] hole : session.createNativeQuery("SELECT prev_end + 1, number - 1 FROM ("
                         + " SELECT number, COALESCE(LAG(COALESCE(last_number, number)) OVER (ORDER BY number), :before) AS prev_end"
@@ -178,6 +209,16 @@ final class Register {
         if (missing.size() < maxRanges && end < last && last >= from) {
             missing.add(new NumberRange(Math.max(end + 1, first), last)); // after the last row
         }
-        return new RegisterReport(name, period, first, last, issued, voided, missingCount, missing);
+        List<IssuedNumber> numbersInDoubt = new ArrayList<>();
+        if (inDoubt > 0) {
+            for (IssueRecord r : session.createSelectionQuery("from IssueRecord r where r.key.dispenser = :name and r.key.period = :period"
+                            + " and r.inDoubt = true and r.voidedBy is null and r.key.number between :from and :last order by r.key.number",
+                            IssueRecord.class)
+                    .setParameter("name", name).setParameter("period", period).setParameter("from", Math.max(from, first))
+                    .setParameter("last", last).setMaxResults(maxRanges).getResultList()) {
+                numbersInDoubt.add(entry(name, period, r));
+            }
+        }
+        return new RegisterReport(name, period, first, last, issued, voided, missingCount, missing, inDoubt, numbersInDoubt);
     }
 }

@@ -13,6 +13,7 @@ import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.dispenser.IssuedNumber;
 import dev.turnstile.api.dispenser.NumberBlock;
+import dev.turnstile.api.dispenser.RegisterReport;
 import dev.turnstile.api.retry.Locking;
 import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicy;
@@ -277,6 +278,21 @@ abstract class AbstractAnswerLostTest {
         assertThat(elsewhere.register().stream().map(IssuedNumber::number))
                 .as("the register: every number up to the last, the lost answer's too (it was committed)")
                 .containsExactlyElementsOf(LongStream.rangeClosed(1, last).boxed().toList());
+        // That number never reached its caller (the retry took another): the register says so, apart.
+        long lost = LongStream.rangeClosed(1, last).filter(n -> !issued.contains(n)).findFirst().orElseThrow();
+        cut.report(); // each engine confirms what its callers have before its report: both, here
+        RegisterReport report = elsewhere.report();
+        assertThat(report.inDoubt()).as("numbers in doubt").isEqualTo(1);
+        assertThat(report.numbersInDoubt()).singleElement().satisfies(entry -> {
+            assertThat(entry.number()).isEqualTo(lost);
+            assertThat(entry.issuedBy()).as("who took it").isEqualTo("cut");
+            assertThat(entry.issuedAt()).as("when").isNotNull();
+        });
+        assertThat(report.isComplete()).as("nothing missing").isTrue();
+        assertThat(report.isAccountedFor()).as("but one number in doubt").isFalse();
+        assertThat(elsewhere.register()).filteredOn(IssuedNumber::inDoubt).extracting(IssuedNumber::number).containsExactly(lost);
+        admin.get(name).voidNumber(lost, "answer lost in an outage; no invoice carries it");
+        assertThat(elsewhere.report().isAccountedFor()).as("voided after the audit").isTrue();
     }
 
     @Test
@@ -301,5 +317,6 @@ abstract class AbstractAnswerLostTest {
         Dispenser sameUserElsewhere = direct.session("cut").dispensers().get(name, config);
         assertThat(sameUserElsewhere.next(3, "invoice-run-7")).as("the same request again, from another engine").isEqualTo(block);
         assertThat(elsewhere.next()).as("the next number: nothing was taken twice for the key").isEqualTo(between + 1);
+        assertThat(elsewhere.report().inDoubt()).as("a keyed request's numbers are never in doubt: the key gets them again").isZero();
     }
 }

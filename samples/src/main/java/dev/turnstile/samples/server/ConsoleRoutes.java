@@ -6,7 +6,6 @@ import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.changes.ClientLag;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.Dispensers;
-import dev.turnstile.api.dispenser.RegisterReport;
 import dev.turnstile.api.editlock.EditAuditEntry;
 import dev.turnstile.api.editlock.EditLock;
 import dev.turnstile.api.treelock.TreeLockInfo;
@@ -117,16 +116,7 @@ final class ConsoleRoutes {
         m.put("name", d.name());
         m.put("current", d.current());
         m.put("format", d.config().format());
-        RegisterReport r = d.report(d.config().start(), MAX_ROWS);
-        Map<String, Object> report = new LinkedHashMap<>();
-        report.put("period", r.period());
-        report.put("first", r.first());
-        report.put("last", r.last());
-        report.put("issued", r.issued());
-        report.put("voided", r.voided());
-        report.put("missingCount", r.missingCount());
-        report.put("missing", r.missing().stream().map(range -> range.first() == range.last() ? "" + range.first() : range.first() + "–" + range.last()).toList());
-        m.put("report", report);
+        m.put("report", DispenserRoutes.report(d.report(d.config().start(), MAX_ROWS)));
         return m;
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.NumberBlock;
+import dev.turnstile.api.dispenser.RegisterReport;
 import io.javalin.http.Context;
 import io.javalin.http.HttpStatus;
 
@@ -94,6 +95,26 @@ final class DispenserRoutes {
         body.put("format", d.config().format());
         body.put("reset", d.config().reset().name());
         body.put("register", d.config().register());
+        if (d.config().register()) {
+            body.put("report", report(d.report(d.config().start(), ConsoleRoutes.MAX_ROWS)));
+        }
         TurnstileServer.json(ctx, HttpStatus.OK, body);
+    }
+
+    /** The current period's account: issued, voided, missing, and the numbers in doubt with who took them and when. */
+    static Map<String, Object> report(RegisterReport r) {
+        Map<String, Object> report = new LinkedHashMap<>();
+        report.put("period", r.period());
+        report.put("first", r.first());
+        report.put("last", r.last());
+        report.put("issued", r.issued());
+        report.put("voided", r.voided());
+        report.put("missingCount", r.missingCount());
+        report.put("missing", r.missing().stream().map(range -> range.first() == range.last() ? "" + range.first()
+                : range.first() + "–" + range.last()).toList());
+        report.put("inDoubtCount", r.inDoubt());
+        report.put("inDoubt", r.numbersInDoubt().stream().map(n -> Map.of("number", n.number(), "issuedBy", n.issuedBy(),
+                "issuedAt", n.issuedAt().toString())).toList());
+        return report;
     }
 }
