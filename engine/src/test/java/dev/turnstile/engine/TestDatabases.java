@@ -108,7 +108,9 @@ public final class TestDatabases {
 
     /**
      * Node {@code node} (1–3) of the MariaDB Galera cluster that {@code .ci/galera} runs on ports
-     * 3307–3309; override with TURNSTILE_GALERA_HOST.
+     * 3307–3309; override with TURNSTILE_GALERA_HOST. Several writer nodes allowed: suites open
+     * engines on two nodes on purpose (causal reads, edit-lock races) in a database their fork
+     * shares; {@code GaleraWriterNodesTest} tests the refusal, on a database of its own.
      */
     public static EngineConfig galera(int node) {
         if (node < 1 || node > GALERA_NODES) {
@@ -118,6 +120,7 @@ public final class TestDatabases {
                 .jdbcUrl("jdbc:mariadb://" + env("TURNSTILE_GALERA_HOST", "127.0.0.1") + ":" + (3306 + node) + "/test")
                 .username("root")
                 .password("")
+                .severalGaleraWriters(true)
                 .build());
     }
 

@@ -47,6 +47,7 @@ public final class EngineConfig {
     private final int maxPoolSize;
     private final Duration connectionTimeout;
     private final boolean migrate;
+    private final boolean severalGaleraWriters;
     private final Clock clock;
     private final LockConfig locks;
     private final RetryPoliciesConfig retry;
@@ -65,6 +66,7 @@ public final class EngineConfig {
         this.maxPoolSize = b.maxPoolSize;
         this.connectionTimeout = b.connectionTimeout;
         this.migrate = b.migrate;
+        this.severalGaleraWriters = b.severalGaleraWriters;
         this.clock = b.clock;
         this.locks = b.locks;
         this.retry = b.retry;
@@ -91,7 +93,7 @@ public final class EngineConfig {
                 .jdbcUrl(base.jdbcUrl).dataSource(base.dataSource).hostTransactions(base.hostTransactions)
                 .username(base.username).password(base.password)
                 .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout).migrate(base.migrate)
-                .clock(base.clock).locks(base.locks).retry(base.retry).dispensers(base.dispensers)
+                .severalGaleraWriters(base.severalGaleraWriters).clock(base.clock).locks(base.locks).retry(base.retry).dispensers(base.dispensers)
                 .treeLocks(base.treeLocks).changes(base.changes).editLocks(base.editLocks).source(base.source);
     }
 
@@ -136,6 +138,14 @@ public final class EngineConfig {
      */
     public boolean migrate() {
         return migrate;
+    }
+
+    /**
+     * Whether an engine may open on a Galera node while other engines write through another node of
+     * the cluster (false by default: it is refused, naming the nodes).
+     */
+    public boolean severalGaleraWriters() {
+        return severalGaleraWriters;
     }
 
     /** The clock for dates and expiry; null means the database's clock, shared by every node. */
@@ -183,7 +193,7 @@ public final class EngineConfig {
         return "EngineConfig{jdbcUrl=" + jdbcUrl + (dataSource == null ? "" : ", dataSource=" + dataSource)
                 + (hostTransactions == HostTransactions.NONE ? "" : ", hostTransactions=" + hostTransactions)
                 + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
-                + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout + ", migrate=" + migrate
+                + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout + ", migrate=" + migrate + ", severalGaleraWriters=" + severalGaleraWriters
                 + ", clock=" + (clock == null ? "database" : clock) + ", locks=" + locks + ", retry=" + retry
                 + ", dispensers=" + dispensers + ", treeLocks=" + treeLocks + ", changes=" + changes + ", editLocks=" + editLocks
                 + ", source=" + source + "}";
@@ -199,6 +209,7 @@ public final class EngineConfig {
         private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
         private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
         private boolean migrate = true;
+        private boolean severalGaleraWriters;
         private Clock clock;
         private LockConfig locks = LockConfig.ofDefaults();
         private RetryPoliciesConfig retry = RetryPoliciesConfig.ofDefaults();
@@ -258,6 +269,17 @@ public final class EngineConfig {
          */
         public Builder migrate(boolean migrate) {
             this.migrate = migrate;
+            return this;
+        }
+
+        /**
+         * True lets engines write through several nodes of one Galera cluster; by default an engine
+         * that would is refused at open. Galera can lose a commit it acknowledged when two nodes write
+         * the same row — then a number is issued twice, as seen with a writer node killed. True
+         * accepts that risk (for engines that never write the same rows, each through its own node).
+         */
+        public Builder severalGaleraWriters(boolean severalGaleraWriters) {
+            this.severalGaleraWriters = severalGaleraWriters;
             return this;
         }
 

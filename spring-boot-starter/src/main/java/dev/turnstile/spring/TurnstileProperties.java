@@ -35,8 +35,11 @@ public record TurnstileProperties(@DefaultValue Database database, @DefaultValue
      * @param migrate Apply Turnstile's schema migrations at start-up (Flyway, table ts_schema_history);
      *                false: the application runs them with its own Flyway and the engine refuses a
      *                schema with migrations pending
+     * @param severalGaleraWriters On a Galera cluster, let this engine write through another node than
+     *                the other engines do (refused by default: Galera can lose a commit it acknowledged
+     *                when two nodes write the same row)
      */
-    public record Database(@DefaultValue("true") Boolean migrate) {
+    public record Database(@DefaultValue("true") Boolean migrate, @DefaultValue("false") Boolean severalGaleraWriters) {
     }
 
     /**

@@ -148,6 +148,7 @@ class SpringSettingsTest {
         assertThat(defaults.changes().enabled()).isEqualTo(ChangesConfig.ofDefaults().enabled());
         assertThat(defaults.editLocks().auditRetention()).isEqualTo(EditLocksConfig.DEFAULT_AUDIT_RETENTION);
         assertThat(defaults.database().migrate()).isEqualTo(EngineConfig.ofDefaults().migrate());
+        assertThat(defaults.database().severalGaleraWriters()).isEqualTo(EngineConfig.ofDefaults().severalGaleraWriters());
         assertThat(defaults.spring().allowOwnTransactions()).isFalse();
     }
 

@@ -30,7 +30,8 @@ final class Sections {
         }
     }
 
-    record Database(String url, String username, String password, Integer maxPoolSize, Duration connectionTimeout, Boolean migrate) {
+    record Database(String url, String username, String password, Integer maxPoolSize, Duration connectionTimeout, Boolean migrate,
+                    Boolean severalGaleraWriters) {
         void applyTo(EngineConfig.Builder b) {
             if (url != null) {
                 b.jdbcUrl(url);
@@ -49,6 +50,9 @@ final class Sections {
             }
             if (migrate != null) {
                 b.migrate(migrate);
+            }
+            if (severalGaleraWriters != null) {
+                b.severalGaleraWriters(severalGaleraWriters);
             }
         }
     }

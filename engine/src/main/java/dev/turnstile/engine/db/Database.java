@@ -79,7 +79,7 @@ public final class Database implements AutoCloseable {
             boolean galera = Galera.checkCausalReads(dataSource, productName, where);
             Replication.warnIfStandbysAreAsynchronous(dataSource, productName, where);
             Migrations.apply(dataSource, productName, config.migrate(), where);
-            this.writerNodes = galera ? GaleraWriterNodes.recordedFrom(dataSource) : null;
+            this.writerNodes = galera ? GaleraWriterNodes.recordedFrom(dataSource, config.severalGaleraWriters(), where) : null;
             HibernatePersistenceConfiguration hibernate = new HibernatePersistenceConfiguration("turnstile")
                     .managedClasses(entities)
                     .statementInspector(counter)

@@ -89,7 +89,7 @@ class EngineConfigFileTest {
         assertThatThrownBy(() -> EngineConfigFile.read(file))
                 .isInstanceOf(EngineRuntimeException.class)
                 .hasMessage("E_CONFIG_INVALID: " + file + ":2: database.urll = \"jdbc:h2:mem:x\": unknown key;"
-                        + " known keys here are [connectionTimeout, maxPoolSize, migrate, password, url, username]");
+                        + " known keys here are [connectionTimeout, maxPoolSize, migrate, password, severalGaleraWriters, url, username]");
     }
 
     @Test
@@ -143,6 +143,7 @@ class EngineConfigFileTest {
         assertThat(reference.maxPoolSize()).isEqualTo(defaults.maxPoolSize());
         assertThat(reference.connectionTimeout()).isEqualTo(defaults.connectionTimeout());
         assertThat(reference.migrate()).isEqualTo(defaults.migrate());
+        assertThat(reference.severalGaleraWriters()).isEqualTo(defaults.severalGaleraWriters()).isFalse();
         assertThat(reference.locks().breakerRole()).isEqualTo(defaults.locks().breakerRole());
         assertThat(reference.locks().handOver()).isEqualTo(defaults.locks().handOver()).isEqualTo(Duration.ofMillis(5));
         assertThat(reference.retry().policies()).isEqualTo(defaults.retry().policies());
@@ -178,6 +179,15 @@ class EngineConfigFileTest {
                 + ":2: changes.enabled = \"maybe\": must be true or false");
         Path typo = write("changes:\n  enable: true\n");
         assertThatThrownBy(() -> EngineConfigFile.read(typo)).hasMessageContaining(typo + ":2: changes.enable = \"true\": unknown key");
+    }
+
+    @Test
+    void severalGaleraWriters_defaultsToFalse_readsTrue_andNamesABadValue() throws IOException {
+        assertThat(EngineConfigFile.read(write("database:\n  url: jdbc:h2:mem:x\n")).severalGaleraWriters()).isFalse();
+        assertThat(EngineConfigFile.read(write("database:\n  severalGaleraWriters: true\n")).severalGaleraWriters()).isTrue();
+        Path bad = write("database:\n  severalGaleraWriters: sometimes\n");
+        assertThatThrownBy(() -> EngineConfigFile.read(bad)).hasMessage("E_CONFIG_INVALID: " + bad
+                + ":2: database.severalGaleraWriters = \"sometimes\": must be true or false");
     }
 
     @Test

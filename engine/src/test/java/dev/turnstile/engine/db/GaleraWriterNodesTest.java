@@ -10,6 +10,9 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.mariadb.jdbc.MariaDbDataSource;
+import dev.turnstile.engine.Failures;
+
+import javax.sql.DataSource;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -24,9 +27,10 @@ import org.junit.jupiter.api.Tag;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Engines writing through two nodes of a Galera cluster are warned of (Galera can lose a commit it
- * acknowledged between writer nodes), engines on a single writer are not. On a database of its
- * own on the cluster, so that no other suite's engines count.
+ * Engines writing through two nodes of a Galera cluster are refused at open, or, where allowed,
+ * warned of (Galera can lose a commit it acknowledged between writer nodes); engines on a single
+ * writer are not, nor after it failed over. On a database of its own on the cluster, so that no
+ * other suite's engines count.
  */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 @Tag("galera")
@@ -56,11 +60,27 @@ class GaleraWriterNodesTest {
     }
 
     @Test
-    void enginesOpenedOnTwoNodes_areWarnedOf_namingEachNodeAndItsEngines() throws SQLException {
+    void anEngineThatWouldWriteThroughASecondNode_isRefusedAtOpen_namingTheNodesAndTheSetting() throws SQLException {
+        try (LogCapture log = new LogCapture(GaleraWriterNodes.class.getName());
+             ContentEngine first = ContentEngine.open(on(1))) {
+            EngineConfig second = on(2);
+            assertThat(Failures.failure(() -> ContentEngine.open(second)).getMessage()).matches(Pattern.quote(
+                    "E_CONFIG_INVALID: Cannot open Turnstile on " + second.jdbcUrl()
+                            + ": engines would write through 2 nodes of one Galera cluster: " + node(1) + " by ") + ENGINE
+                    + Pattern.quote("; " + node(2) + " by ") + ENGINE + Pattern.quote(" (this one: ") + ENGINE
+                    + Pattern.quote(")" + ADVICE + " To accept that risk, set database.severalGaleraWriters: true"
+                    + " (EngineConfig.Builder.severalGaleraWriters)."));
+            assertThat(records()).as("the refused engine left no record").singleElement().asString().endsWith(node(1));
+            assertThat(log.lines()).isEmpty();
+        }
+    }
+
+    @Test
+    void enginesAllowedOnTwoNodes_areWarnedOf_namingEachNodeAndItsEngines() throws SQLException {
         try (LogCapture log = new LogCapture(GaleraWriterNodes.class.getName());
              ContentEngine first = ContentEngine.open(on(1))) {
             assertThat(log.lines()).as("one engine").isEmpty();
-            try (ContentEngine second = ContentEngine.open(on(2))) {
+            try (ContentEngine second = ContentEngine.open(EngineConfig.from(on(2)).severalGaleraWriters(true).build())) {
                 assertThat(log.lines()).singleElement().asString().matches(Pattern.quote(
                         "WARN Turnstile engines write through 2 nodes of one Galera cluster: " + node(1) + " by ")
                         + ENGINE + Pattern.quote("; " + node(2) + " by ") + ENGINE + Pattern.quote(ADVICE));
@@ -84,14 +104,14 @@ class GaleraWriterNodesTest {
     @Test
     void anotherNodesRecord_countsUntilItsLeaseLapses_byTheDatabaseClock() throws SQLException {
         String elsewhere = "pid 1 on elsewhere, engine 00000000";
-        execute(3, "INSERT INTO ts_writer_node (engine_id, node_name, seen_until) VALUES ('" + elsewhere + "', '" + node(3)
-                + "', UTC_TIMESTAMP(6) - INTERVAL 1 SECOND)");
+        execute(3, "INSERT INTO ts_writer_node (engine_id, node_name, seen_until, cluster_conf) VALUES ('" + elsewhere + "', '"
+                + node(3) + "', UTC_TIMESTAMP(6) - INTERVAL 1 SECOND, " + CONFIGURATION + ")");
         try (LogCapture log = new LogCapture(GaleraWriterNodes.class.getName())) {
             ContentEngine.open(on(1)).close();
             assertThat(log.lines()).as("with a lapsed record of another node").isEmpty();
 
             execute(3, "UPDATE ts_writer_node SET seen_until = UTC_TIMESTAMP(6) + INTERVAL 30 SECOND");
-            ContentEngine.open(on(1)).close();
+            ContentEngine.open(EngineConfig.from(on(1)).severalGaleraWriters(true).build()).close();
             assertThat(log.lines()).singleElement().asString().matches(Pattern.quote(
                     "WARN Turnstile engines write through 2 nodes of one Galera cluster: " + node(1) + " by ")
                     + ENGINE + Pattern.quote("; " + node(3) + " by " + elsewhere + ADVICE));
@@ -99,10 +119,36 @@ class GaleraWriterNodesTest {
     }
 
     @Test
+    void aRecordOfAnEarlierClusterConfiguration_isNoWriter_soAFailoverIsNeitherRefusedNorWarnedOf() throws SQLException {
+        // The dead node's engines as they were recorded before it left the cluster (its membership changed since).
+        String beforeTheFailover = "pid 1 on elsewhere, engine 11111111";
+        execute(3, "INSERT INTO ts_writer_node (engine_id, node_name, seen_until, cluster_conf) VALUES ('" + beforeTheFailover
+                + "', '" + node(3) + "', UTC_TIMESTAMP(6) + INTERVAL 30 SECOND, " + CONFIGURATION + " - 1)");
+        try (LogCapture log = new LogCapture(GaleraWriterNodes.class.getName())) {
+            ContentEngine.open(on(1)).close();
+            assertThat(log.lines()).isEmpty();
+        }
+    }
+
+    @Test
+    void anEngineThatFailsOver_movesItsRecord_andIsNoSecondWriterBesideItself() throws SQLException {
+        MariaDbDataSource[] node = {dataSource(1)};
+        DataSource failingOver = new DelegatingDataSource(() -> node[0]);
+        try (LogCapture log = new LogCapture(GaleraWriterNodes.class.getName())) {
+            GaleraWriterNodes engine = GaleraWriterNodes.recordedFrom(failingOver, false, "a failover URL");
+            node[0] = dataSource(2); // its connections now land on node 2, as a sequential URL's after node 1 died
+            engine.noteNow();
+            assertThat(records()).singleElement().asString().matches(ENGINE + Pattern.quote(" " + node(2)));
+            assertThat(log.lines()).isEmpty();
+            engine.forget();
+        }
+    }
+
+    @Test
     void writersBackOnOneNode_areSaidToBe_onceTheOtherNodesEngineClosed() throws SQLException {
         try (LogCapture log = new LogCapture(GaleraWriterNodes.class.getName())) {
-            GaleraWriterNodes first = GaleraWriterNodes.recordedFrom(dataSource(1));
-            GaleraWriterNodes second = GaleraWriterNodes.recordedFrom(dataSource(2));
+            GaleraWriterNodes first = GaleraWriterNodes.recordedFrom(dataSource(1), false, "node 1");
+            GaleraWriterNodes second = GaleraWriterNodes.recordedFrom(dataSource(2), true, "node 2");
             first.noteNow();
             assertThat(log.lines()).as("the second engine's warning at open, then the first's").hasSize(2)
                     .allSatisfy(line -> assertThat(line).startsWith("WARN Turnstile engines write through 2 nodes"));
@@ -115,8 +161,59 @@ class GaleraWriterNodesTest {
         }
     }
 
+    /** The cluster's configuration now, as SQL (the same on every member). */
+    private static final String CONFIGURATION = "(SELECT VARIABLE_VALUE FROM information_schema.GLOBAL_STATUS"
+            + " WHERE VARIABLE_NAME = 'WSREP_CLUSTER_CONF_ID')";
+
+    /** A DataSource whose connections come from whichever the supplier gives now. */
+    private record DelegatingDataSource(java.util.function.Supplier<DataSource> current) implements DataSource {
+        @Override
+        public Connection getConnection() throws SQLException {
+            return current.get().getConnection();
+        }
+
+        @Override
+        public Connection getConnection(String user, String password) throws SQLException {
+            return current.get().getConnection(user, password);
+        }
+
+        @Override
+        public java.io.PrintWriter getLogWriter() {
+            return null;
+        }
+
+        @Override
+        public void setLogWriter(java.io.PrintWriter out) {
+        }
+
+        @Override
+        public void setLoginTimeout(int seconds) {
+        }
+
+        @Override
+        public int getLoginTimeout() {
+            return 0;
+        }
+
+        @Override
+        public java.util.logging.Logger getParentLogger() {
+            return java.util.logging.Logger.getGlobal();
+        }
+
+        @Override
+        public <T> T unwrap(Class<T> type) throws SQLException {
+            throw new SQLException("not a wrapper");
+        }
+
+        @Override
+        public boolean isWrapperFor(Class<?> type) {
+            return false;
+        }
+    }
+
+    /** Node {@code node}, refusing several writers as an engine does by default. */
     private EngineConfig on(int node) {
-        return TestDatabases.sameDatabaseOn(TestDatabases.galera(node), own);
+        return EngineConfig.from(TestDatabases.sameDatabaseOn(TestDatabases.galera(node), own)).severalGaleraWriters(false).build();
     }
 
     private MariaDbDataSource dataSource(int node) throws SQLException {
