@@ -109,11 +109,42 @@ async function save() {
   if (!editing) { say("You hold no lock."); return; }
   const r = await call("POST", `/api/locks/${editing.lockId}/save`, { html: $("#editor-text").innerHTML, baseUsn: editing.baseUsn });
   if (r.status !== 200) {
-    say(`Not saved: ${r.data.error}. Your text is kept in the editor.`);
+    if (!editing.paragraph && await broughtUpToDate()) {
+      say(`Not saved: ${r.data.error}. The paragraphs others edited are brought up to date in your editor, and your`
+        + " text is kept: check it and save again.");
+    } else {
+      say(`Not saved: ${r.data.error}. Your text is kept in the editor.`);
+    }
     return;
   }
   await release();
   say("Saved.");
+}
+
+/**
+ * After a refused article save, if the article moved on since it was loaded (someone saved a paragraph
+ * they held, read-only here): those paragraphs as they are now, the rest as typed, on the new USN.
+ * False if the article had not changed.
+ */
+async function broughtUpToDate() {
+  const r = await call("GET", api);
+  if (r.status !== 200 || !editing || r.data.usn === editing.baseUsn) return false;
+  const now = new Map(r.data.paragraphs.map(p => [p.id, p.html]));
+  for (const held of $("#editor-text").querySelectorAll("[data-pid].locked-other")) {
+    if (!now.has(held.dataset.pid)) continue;
+    const fresh = document.importNode(nodesOf(now.get(held.dataset.pid))[0], true);
+    const lock = r.data.paragraphLocks[held.dataset.pid];
+    if (lock && lock.user !== session.user) {
+      fresh.contentEditable = "false";
+      fresh.classList.add("locked-other");
+      fresh.dataset.holder = lock.user;
+    }
+    held.replaceWith(fresh);
+  }
+  editing.baseUsn = r.data.usn;
+  article = r.data;
+  render();
+  return true;
 }
 
 async function release() {

@@ -13,8 +13,8 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.TestInstance;
 import org.openqa.selenium.By;
-import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.Keys;
+import org.openqa.selenium.StaleElementReferenceException;
 import org.openqa.selenium.WebDriver;
 import org.openqa.selenium.WebElement;
 import org.openqa.selenium.chrome.ChromeDriver;
@@ -251,6 +251,52 @@ class EditPageBrowserTest {
         wait(alice).until(d -> paragraph(d, p1).getAttribute("class").contains("mine"));
         assertThat(paragraph(alice, p1).getAttribute("class")).doesNotContain("locked-other");
         engine.session("alice").editLocks().unlock(own.lockToken());
+    }
+
+    /**
+     * Issue 43, case 7's other order: alice saves the paragraph she holds after bob loaded the whole
+     * article. bob's save is refused (the article moved on) — and before, his editor still showed
+     * alice's paragraph as it was, a second save was refused again, and Cancel lost his text. Now his
+     * editor brings her paragraph up to date, keeps what he typed, and his next save lands.
+     */
+    @Test
+    void case7TheOtherOrder_aParagraphSavedAfterTheArticleWasLoaded_keepsTheArticleEditorsText() throws Exception {
+        String id = "case7b-" + UUID.randomUUID().toString().substring(0, 8);
+        EditResource resource = EditResource.article("wiki", id);
+        Article article = engine.session("setup").editLocks().createArticle("wiki", id,
+                "<p>Beijing is the capital.</p><p>Shanghai is large.</p><p>Shenzhen is young.</p>");
+        String p1 = article.paragraphs().get(0).id();
+        String p2 = article.paragraphs().get(1).id();
+        String page = "/edit/wiki/" + id;
+        WebDriver alice = browser("alice", page);
+        WebDriver bob = browser("bob", page);
+        clickEdit(alice, p2);
+        wait(alice).until(ExpectedConditions.visibilityOfElementLocated(By.id("editor")));
+        bob.findElement(By.id("edit-article")).click();
+        message(bob, "Editing the article");
+        WebElement first = bob.findElement(By.cssSelector("#editor-text [data-pid='" + p1 + "']"));
+        first.click();
+        first.sendKeys(Keys.END, " Bob was here.");
+
+        WebElement text = alice.findElement(By.id("editor-text"));
+        text.clear();
+        text.sendKeys("Shanghai is the largest city.");
+        alice.findElement(By.id("save")).click();
+        message(alice, "Saved");
+
+        bob.findElement(By.id("save")).click();
+        message(bob, "Not saved", "changed since you loaded it", "brought up to date");
+        String editor = bob.findElement(By.id("editor-text")).getText();
+        assertThat(editor).as("bob's text, kept").contains("Bob was here.");
+        assertThat(editor).as("alice's paragraph as she saved it").contains("Shanghai is the largest city.").doesNotContain("Shanghai is large.");
+        bob.findElement(By.id("save")).click();
+        message(bob, "Saved");
+
+        Article end = engine.editLocks().article(resource);
+        assertThat(end.paragraphs()).extracting(p -> p.id()).startsWith(p1, p2);
+        assertThat(end.paragraphs().get(0).html()).contains("Beijing is the capital.").contains("Bob was here.");
+        assertThat(end.paragraphs().get(1).html()).isEqualTo("<p data-pid=\"" + p2 + "\">Shanghai is the largest city.</p>");
+        assertThat(end.paragraphs().get(2).html()).isEqualTo(article.paragraphs().get(2).html());
     }
 
     /** Issue 43: Enter in the paragraph editor was stored as a bare newline, which the article shows as a space. */
