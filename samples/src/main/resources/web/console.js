@@ -69,7 +69,11 @@ async function refresh() {
     if (d.report.inDoubtCount > 0) doubt.className = "bad";
     return [d.name, d.current, d.report.period || "(no reset)", d.report.issued, d.report.voided, missing, doubt];
   });
-  fill("feed-clients", c.feedClients, f => [f.client, f.position, f.pending,
+  $("#scope").hidden = c.scope !== "own";
+  $("#feed-clients-refused").hidden = c.feedClients !== null;
+  $("#feed-clients-refused").textContent = c.feedClientsRefused || "";
+  $("#feed-clients").hidden = c.feedClients === null;
+  fill("feed-clients", c.feedClients || [], f => [f.client, f.position, f.pending,
     f.oldestPendingMillis == null ? "" : age(Math.floor(f.oldestPendingMillis / 1000)), f.heldBy || ""]);
   if (auditResource) await showAudit(auditResource);
 }

@@ -174,10 +174,14 @@ class ConsolePageBrowserTest {
     }
 
     @Test
-    void aUserWithoutTheAdminRole_seesNoDispensers_andIsToldWhy() throws Exception {
+    void aUserWithoutTheAdminRole_seesNoDispensers_norFeedClients_andIsToldWhy() throws Exception {
         WebDriver alice = open("alice");
         try {
             wait(alice).until(x -> x.findElement(By.id("dispensers-refused")).getText().contains("dispenser-admin"));
+            // Issue 43: an editor sees the locks she holds only, and no feed clients, and is told so.
+            wait(alice).until(x -> x.findElement(By.id("feed-clients-refused")).getText().contains("operator"));
+            assertThat(alice.findElement(By.id("scope")).isDisplayed()).isTrue();
+            assertThat(alice.findElement(By.id("feed-clients")).isDisplayed()).isFalse();
         } finally {
             alice.quit();
         }

@@ -8,6 +8,9 @@ import dev.turnstile.api.editlock.Article;
 import dev.turnstile.api.editlock.EditLockConfig;
 import dev.turnstile.api.editlock.EditLocksConfig;
 import dev.turnstile.api.editlock.EditResource;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.samples.server.ServerUsers;
 import dev.turnstile.samples.server.TurnstileServer;
 import org.junit.jupiter.api.AfterAll;
@@ -96,6 +99,7 @@ class ServerSecurityTest {
         demo.put("alice", Set.of());
         demo.put("bob", Set.of());
         demo.put("carol", Set.of());
+        demo.put("olga", Set.of("lock-breaker"));
         users = ServerUsers.demo(demo);
         server = new TurnstileServer(engine, users, clock).start(0);
         articleId = "sec-" + UUID.randomUUID().toString().substring(0, 8);
@@ -157,6 +161,40 @@ class ServerSecurityTest {
 
     private void assertNothingLocked() {
         assertThat(engine.editLocks().status(EditResource.article("wiki", articleId)).paragraphLocks()).isEmpty();
+    }
+
+    /** Issue 43: any signed-in editor saw every user's locks and the feed clients on the console. */
+    @Test
+    void theConsole_showsAnEditorOnlyTheLocksTheyHold_andAnOperatorEveryones() throws Exception {
+        String bobsId = engine.session("bob").editLocks().tryLock(EditResource.paragraph("wiki", articleId, paragraph)).granted().lock()
+                .lockToken();
+        TreePath site = TreePath.root("site", "console-" + UUID.randomUUID().toString().substring(0, 8));
+        TreeLockHandle bobsTree = engine.session("bob").treeLocks().tryLock(TreeLockRequest.exclusive(site)).orElseThrow();
+        TreeLockHandle carolsTree = engine.session("carol").treeLocks().tryLock(TreeLockRequest.exclusive(
+                TreePath.root("site", "carol-" + UUID.randomUUID().toString().substring(0, 8)))).orElseThrow();
+        try {
+            JsonNode carols = JSON.readTree(send("GET", "/api/console", null, "Cookie", login("carol").cookie()).body());
+            assertThat(carols.get("scope").asText()).isEqualTo("own");
+            assertThat(carols.get("editLocks")).as("bob's paragraph lock, not carol's to see").isEmpty();
+            assertThat(carols.get("treeLocks").findValuesAsText("owner")).containsOnly("carol");
+            assertThat(carols.get("feedClients").isNull()).isTrue();
+            assertThat(carols.get("feedClientsRefused").asText())
+                    .isEqualTo("carol may not see the change feed's clients: that needs one of the roles lock-breaker, dispenser-admin, operator");
+
+            JsonNode bobs = JSON.readTree(send("GET", "/api/console", null, "Cookie", login("bob").cookie()).body());
+            assertThat(bobs.get("editLocks").findValuesAsText("user")).containsExactly("bob");
+            assertThat(bobs.get("treeLocks").findValuesAsText("owner")).containsOnly("bob");
+
+            JsonNode olgas = JSON.readTree(send("GET", "/api/console", null, "Cookie", login("olga").cookie()).body());
+            assertThat(olgas.get("scope").asText()).isEqualTo("everyone");
+            assertThat(olgas.get("editLocks").findValuesAsText("user")).contains("bob");
+            assertThat(olgas.get("treeLocks").findValuesAsText("owner")).contains("bob", "carol");
+            assertThat(olgas.get("feedClients").isArray()).isTrue();
+        } finally {
+            bobsTree.unlock();
+            carolsTree.unlock();
+            engine.session("bob").editLocks().unlock(bobsId);
+        }
     }
 
     @Test

@@ -2,10 +2,12 @@ package dev.turnstile.samples.server;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.LockConfig;
 import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.changes.ClientLag;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.Dispensers;
+import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.editlock.EditAuditEntry;
 import dev.turnstile.api.editlock.EditLock;
 import dev.turnstile.api.treelock.TreeLockInfo;
@@ -24,13 +26,16 @@ import java.util.Map;
  * <ul>
  *   <li>{@code GET /api/console}: who holds what — edit locks with holder and age, tree locks,
  *       cooperative object locks — the dispensers with their current numbers and register report
- *       (for the dispenser admin role), and every change feed client's lag
+ *       (for the dispenser admin role), and every change feed client's lag; a user without an
+ *       operator role ({@link #OPERATOR_ROLES}) sees only the locks they hold, and no feed clients
  *   <li>{@code GET /api/console/audit?resource=…}: the audit trail of one edit resource, newest first
  * </ul>
  * Each list is capped at {@link #MAX_ROWS}; the console is for looking, not for exporting.
  */
 final class ConsoleRoutes {
     static final int MAX_ROWS = 500;
+    /** The roles that see everyone's locks and the feed clients: the engine's lock-breaking and dispenser roles, and operator. */
+    static final List<String> OPERATOR_ROLES = List.of(LockConfig.DEFAULT_BREAKER_ROLE, DispensersConfig.DEFAULT_ADMIN_ROLE, "operator");
 
     private final ContentEngine engine;
 
@@ -41,11 +46,17 @@ final class ConsoleRoutes {
     void show(Context ctx) {
         ServerUsers.User user = ctx.attribute(TurnstileServer.USER);
         Instant now = Instant.now(); // only to show ages; every decision is the engine's, by the database clock
+        // An operator sees everyone's locks; an editor only their own (who edits what elsewhere is not theirs to see).
+        boolean operator = user.roles().stream().anyMatch(OPERATOR_ROLES::contains);
+        java.util.function.Predicate<String> shown = holder -> operator || user.name().equals(holder);
         Map<String, Object> body = new LinkedHashMap<>();
-        body.put("editLocks", engine.editLocks().heldLocks(MAX_ROWS).stream().map(l -> editLock(l, now)).toList());
-        body.put("treeLocks", engine.treeLocks().status().stream().limit(MAX_ROWS).map(ConsoleRoutes::treeLock).toList());
+        body.put("scope", operator ? "everyone" : "own");
+        body.put("editLocks", engine.editLocks().heldLocks(MAX_ROWS).stream().filter(l -> shown.test(l.holder()))
+                .map(l -> editLock(l, now)).toList());
+        body.put("treeLocks", engine.treeLocks().status().stream().filter(i -> shown.test(i.holder())).limit(MAX_ROWS)
+                .map(ConsoleRoutes::treeLock).toList());
         body.put("objectLocks", engine.session(user.name(), user.roles()).objectStore().lockedObjects(MAX_ROWS).stream()
-                .map(ConsoleRoutes::objectLock).toList());
+                .filter(l -> shown.test(l.holder())).map(ConsoleRoutes::objectLock).toList());
         Dispensers dispensers = engine.session(user.name(), user.roles()).dispensers();
         try {
             List<Map<String, Object>> rows = new ArrayList<>();
@@ -57,7 +68,13 @@ final class ConsoleRoutes {
             body.put("dispensers", null);
             body.put("dispensersRefused", e.getMessage());
         }
-        body.put("feedClients", engine.changes().lag().stream().limit(MAX_ROWS).map(ConsoleRoutes::client).toList());
+        if (operator) {
+            body.put("feedClients", engine.changes().lag().stream().limit(MAX_ROWS).map(ConsoleRoutes::client).toList());
+        } else {
+            body.put("feedClients", null);
+            body.put("feedClientsRefused", user.name() + " may not see the change feed's clients: that needs one of the roles "
+                    + String.join(", ", OPERATOR_ROLES));
+        }
         TurnstileServer.json(ctx, HttpStatus.OK, body);
     }
 
