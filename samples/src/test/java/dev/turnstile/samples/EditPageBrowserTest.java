@@ -374,7 +374,8 @@ class EditPageBrowserTest {
 
     @Test
     void anUnknownArticle_showsTheError() throws Exception {
-        WebDriver bob = loggedIn("bob", "/edit/wiki/no-such-" + UUID.randomUUID().toString().substring(0, 8));
-        message(bob, "E_OBJECT_NOT_FOUND");
+        String id = "no-such-" + UUID.randomUUID().toString().substring(0, 8);
+        WebDriver bob = loggedIn("bob", "/edit/wiki/" + id);
+        message(bob, "E_OBJECT_NOT_FOUND", "There is no article wiki:" + id);
     }
 }

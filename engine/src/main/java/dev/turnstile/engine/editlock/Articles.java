@@ -49,10 +49,18 @@ final class Articles {
         return toArticle(a, o);
     }
 
+    /** The article; {@code E_OBJECT_NOT_FOUND} naming it as its editors do (not the engine object that holds it). */
     Article get(EditResource article) {
         EditResource a = article.article();
-        return toArticle(a, store("turnstile").fetchCustomObject(EditLockService.ARTICLE_CLASS, EditLockService.idOf(a),
-                PropertyFilter.ALL));
+        try {
+            return toArticle(a, store("turnstile").fetchCustomObject(EditLockService.ARTICLE_CLASS, EditLockService.idOf(a),
+                    PropertyFilter.ALL));
+        } catch (EngineRuntimeException e) {
+            if (e.getExceptionCode() == ExceptionCode.E_OBJECT_NOT_FOUND) {
+                throw EngineRuntimeException.of(ExceptionCode.E_OBJECT_NOT_FOUND, "There is no article " + a.resourceId());
+            }
+            throw e;
+        }
     }
 
     private Article toArticle(EditResource a, CustomObject o) {

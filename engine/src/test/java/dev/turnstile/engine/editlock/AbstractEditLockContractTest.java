@@ -679,8 +679,9 @@ public abstract class AbstractEditLockContractTest {
         assertThat(failure(() -> as("").tryLock(article)).getExceptionCode()).isEqualTo(ExceptionCode.E_BAD_VALUE);
         assertThat(failure(() -> new EditLockConfig(Duration.ofMinutes(2), Duration.ofMinutes(1), true, List.of("p"), 3)).getMessage())
                 .contains("edit lock timeout");
-        assertThat(failure(() -> locks.article(EditResource.article(WIKI, "missing-" + UUID.randomUUID().toString().substring(0, 6))))
-                .getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_NOT_FOUND);
+        EditResource missing = EditResource.article(WIKI, "missing-" + UUID.randomUUID().toString().substring(0, 6));
+        assertThat(failure(() -> locks.article(missing))).as("named as its editors name it, not by the engine's object")
+                .hasMessage("E_OBJECT_NOT_FOUND: There is no article " + missing.resourceId());
         assertThat(locks.status(article).articleLock()).isNull();
     }
 }
