@@ -6,6 +6,9 @@ let auditResource = null;
 const age = seconds => seconds < 60 ? `${seconds} s` : seconds < 3600 ? `${Math.floor(seconds / 60)} min`
   : `${Math.floor(seconds / 3600)} h ${Math.floor(seconds % 3600 / 60)} min`;
 
+/** A time from the server (UTC) as this browser's local time, to the second. */
+const when = iso => iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" }) : "";
+
 /** Fills a table's body with one row per item; each cell is text (or an element built here). */
 function fill(id, items, cells) {
   const body = $(`#${id} tbody`);
@@ -51,11 +54,12 @@ async function refresh() {
     const [type, article] = l.article.split(/:(.*)/s);
     link.href = `/edit/${encodeURIComponent(type)}/${encodeURIComponent(article)}`;
     link.textContent = l.article;
-    return [link, l.paragraph || "(whole article)", l.user, age(l.ageSeconds), l.expiresAt,
+    const paragraph = !l.paragraph ? "(whole article)" : l.paragraphWords ? `“${l.paragraphWords}” (${l.paragraph})` : l.paragraph;
+    return [link, paragraph, l.user, age(l.ageSeconds), when(l.expiresAt),
             auditButton(l.paragraph ? `${l.article}#${l.paragraph}` : l.article)];
   });
-  fill("tree-locks", c.treeLocks, t => [t.owner, t.nodes.join(", "), t.since, t.lapsed ? `${t.until} (lapsed)` : t.until]);
-  fill("object-locks", c.objectLocks, o => [o.object, o.holder, o.owner, o.expiresAt]);
+  fill("tree-locks", c.treeLocks, t => [t.owner, t.nodes.join(", "), when(t.since), t.lapsed ? `${when(t.until)} (lapsed)` : when(t.until)]);
+  fill("object-locks", c.objectLocks, o => [o.object, o.holder, o.owner, when(o.expiresAt)]);
   $("#dispensers-refused").hidden = c.dispensers !== null;
   $("#dispensers-refused").textContent = c.dispensersRefused || "";
   fill("dispensers", c.dispensers || [], d => {
@@ -82,7 +86,7 @@ async function showAudit(resource) {
   auditResource = resource;
   const r = await call("GET", `/api/console/audit?resource=${encodeURIComponent(resource)}`);
   if (r.status !== 200) { say(r.data.error); return; }
-  fill("audit", r.data.entries, e => [e.at, e.user, e.operation, e.outcome, e.detail]);
+  fill("audit", r.data.entries, e => [when(e.at), e.user, e.operation, e.outcome, e.detail]);
 }
 
 sessionControls(refresh, async () => {});

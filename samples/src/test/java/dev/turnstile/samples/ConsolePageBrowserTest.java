@@ -126,7 +126,8 @@ class ConsolePageBrowserTest {
     @Test
     void anOperatorSeesWhoHoldsWhat_dispensersAndFeedLag_liveAndWithTheAuditTrail() throws Exception {
         String id = "console-" + UUID.randomUUID().toString().substring(0, 6);
-        Article article = engine.session("setup").editLocks().createArticle("wiki", id, "<p>One.</p><p>Two.</p>");
+        Article article = engine.session("setup").editLocks().createArticle("wiki", id,
+                "<p>One <b>bold</b> &amp; long first paragraph, of more than six words.</p><p>Two.</p>");
         engine.session("alice").editLocks().tryLock(EditResource.paragraph("wiki", id, article.paragraphs().get(0).id()));
         TreeLockHandle tree = engine.session("operation 17").treeLocks().tryLock(TreeLockRequest.exclusive(TreePath.root("site", "plant-" + id)
                 .child("workshop", "A"))).orElseThrow();
@@ -147,6 +148,9 @@ class ConsolePageBrowserTest {
         try {
             browser = open("operator");
             tableShows(browser, "edit-locks", "wiki:" + id, article.paragraphs().get(0).id(), "alice");
+            // Issue 43: a paragraph by its first words, and times as local times, not raw UTC with microseconds.
+            tableShows(browser, "edit-locks", "“One bold & long first paragraph, …” (" + article.paragraphs().get(0).id() + ")");
+            assertThat(browser.findElement(By.cssSelector("#edit-locks tbody")).getText()).doesNotContainPattern("\\d{2}:\\d{2}:\\d{2}\\.\\d+Z");
             tableShows(browser, "tree-locks", "operation 17", "workshop:A");
             tableShows(browser, "object-locks", cls, "bob", "review");
             tableShows(browser, "dispensers", dispenserName, "3");

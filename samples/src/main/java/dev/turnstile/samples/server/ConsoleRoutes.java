@@ -51,8 +51,9 @@ final class ConsoleRoutes {
         java.util.function.Predicate<String> shown = holder -> operator || user.name().equals(holder);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("scope", operator ? "everyone" : "own");
+        Map<String, Map<String, String>> wordsByArticle = new java.util.HashMap<>();
         body.put("editLocks", engine.editLocks().heldLocks(MAX_ROWS).stream().filter(l -> shown.test(l.holder()))
-                .map(l -> editLock(l, now)).toList());
+                .map(l -> editLock(l, now, wordsByArticle)).toList());
         body.put("treeLocks", engine.treeLocks().status().stream().filter(i -> shown.test(i.holder())).limit(MAX_ROWS)
                 .map(ConsoleRoutes::treeLock).toList());
         body.put("objectLocks", engine.session(user.name(), user.roles()).objectStore().lockedObjects(MAX_ROWS).stream()
@@ -96,16 +97,38 @@ final class ConsoleRoutes {
         TurnstileServer.json(ctx, HttpStatus.OK, Map.of("resource", resource, "entries", rows));
     }
 
-    private static Map<String, Object> editLock(EditLock l, Instant now) {
+    private Map<String, Object> editLock(EditLock l, Instant now, Map<String, Map<String, String>> wordsByArticle) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("article", l.resource().article().resourceId());
         m.put("paragraph", l.resource().paragraphId());
+        if (l.resource().paragraphId() != null) {
+            m.put("paragraphWords", wordsByArticle.computeIfAbsent(l.resource().article().resourceId(), a -> firstWords(l))
+                    .get(l.resource().paragraphId()));
+        }
         m.put("user", l.holder());
         m.put("since", l.lockedAt().toString());
         m.put("ageSeconds", Math.max(0, Duration.between(l.lockedAt(), now).toSeconds()));
         m.put("expiresAt", l.expiresAt().toString());
         return m;
     }
+
+    /** Words a paragraph starts with, by paragraph id, for an operator who knows paragraphs by their text. */
+    private Map<String, String> firstWords(EditLock l) {
+        Map<String, String> words = new java.util.HashMap<>();
+        try {
+            for (var p : engine.editLocks().article(l.resource().article()).paragraphs()) {
+                String text = p.html().replaceAll("<[^>]*>", " ").replace("&nbsp;", " ").replace("&lt;", "<").replace("&gt;", ">")
+                        .replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&").trim().replaceAll("\\s+", " ");
+                String[] split = text.split(" ");
+                words.put(p.id(), split.length <= FIRST_WORDS ? text : String.join(" ", java.util.Arrays.copyOf(split, FIRST_WORDS)) + " …");
+            }
+        } catch (EngineRuntimeException e) {
+            // the article went away between the two reads: the paragraph keeps its id alone
+        }
+        return words;
+    }
+
+    private static final int FIRST_WORDS = 6;
 
     private static Map<String, Object> treeLock(TreeLockInfo i) {
         Map<String, Object> m = new LinkedHashMap<>();
