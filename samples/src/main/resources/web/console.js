@@ -9,29 +9,48 @@ const age = seconds => seconds < 60 ? `${seconds} s` : seconds < 3600 ? `${Math.
 /** A time from the server (UTC) as this browser's local time, to the second. */
 const when = iso => iso ? new Date(iso).toLocaleString(undefined, { dateStyle: "short", timeStyle: "medium" }) : "";
 
-/** Fills a table's body with one row per item; each cell is text (or an element built here). */
+/**
+ * Fills a table's body with one row per item; each cell is text (or an element built here). Rows and
+ * cells are updated in place, and a cell whose text did not change keeps its nodes: a selection or a
+ * scroll position survives the refresh every two seconds.
+ */
 function fill(id, items, cells) {
   const body = $(`#${id} tbody`);
-  body.replaceChildren();
   if (!items || items.length === 0) {
-    const tr = document.createElement("tr");
-    const td = document.createElement("td");
-    td.colSpan = $(`#${id} thead tr`).children.length;
-    td.className = "empty";
-    td.textContent = "none";
-    tr.append(td);
-    body.append(tr);
+    if (body.dataset.state !== "empty") {
+      const tr = document.createElement("tr");
+      const td = document.createElement("td");
+      td.colSpan = $(`#${id} thead tr`).children.length;
+      td.className = "empty";
+      td.textContent = "none";
+      tr.append(td);
+      body.replaceChildren(tr);
+      body.dataset.state = "empty";
+    }
     return;
   }
-  for (const item of items) {
-    const tr = document.createElement("tr");
-    for (const value of cells(item)) {
-      const td = document.createElement("td");
-      if (value instanceof Node) td.append(value); else td.textContent = value == null ? "" : String(value);
-      tr.append(td);
-    }
-    body.append(tr);
-  }
+  if (body.dataset.state !== "rows") body.replaceChildren();
+  body.dataset.state = "rows";
+  while (body.rows.length > items.length) body.lastElementChild.remove();
+  items.forEach((item, i) => {
+    const tr = body.rows[i] || body.appendChild(document.createElement("tr"));
+    const values = cells(item);
+    while (tr.cells.length > values.length) tr.lastElementChild.remove();
+    values.forEach((value, j) => {
+      const td = tr.cells[j] || tr.appendChild(document.createElement("td"));
+      if (value instanceof Element) {
+        const old = td.firstElementChild;
+        if (old && td.childNodes.length === 1 && old.outerHTML === value.outerHTML) {
+          old.onclick = value.onclick; // the same element, for this row's item now
+        } else {
+          td.replaceChildren(value);
+        }
+      } else {
+        const text = value == null ? "" : String(value);
+        if (td.childElementCount > 0 || td.textContent !== text) td.textContent = text;
+      }
+    });
+  });
 }
 
 function auditButton(resource) {

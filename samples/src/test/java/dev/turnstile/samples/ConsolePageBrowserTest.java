@@ -158,6 +158,18 @@ class ConsolePageBrowserTest {
                     .contains(dispenserName + " 3").as("voided 1, missing none, in doubt none").endsWith("1 none none");
             tableShows(browser, "feed-clients", client);
 
+            // Issue 43: the refresh every two seconds kept nothing selected (every table was rebuilt).
+            org.openqa.selenium.JavascriptExecutor js = (org.openqa.selenium.JavascriptExecutor) browser;
+            Object selected = js.executeScript("const td = [...document.querySelectorAll('#object-locks tbody td')]"
+                    + ".find(c => c.textContent === 'review'); const r = document.createRange(); r.selectNodeContents(td);"
+                    + " getSelection().removeAllRanges(); getSelection().addRange(r); return getSelection().toString();");
+            assertThat(selected).isEqualTo("review");
+            for (int refreshes = 0; refreshes < 2; refreshes++) {
+                String before = browser.findElement(By.id("refreshed")).getText();
+                wait(browser).until(x -> !x.findElement(By.id("refreshed")).getText().equals(before));
+            }
+            assertThat(js.executeScript("return getSelection().toString()")).as("the selection, two refreshes later").isEqualTo("review");
+
             // Live: a lock taken elsewhere shows up without a reload.
             engine.session("bob").editLocks().tryLock(EditResource.paragraph("wiki", id, article.paragraphs().get(1).id()));
             tableShows(browser, "edit-locks", "bob");
