@@ -105,7 +105,7 @@ async function showAudit(resource) {
   auditResource = resource;
   const r = await call("GET", `/api/console/audit?resource=${encodeURIComponent(resource)}`);
   if (r.status !== 200) { say(r.data.error); return; }
-  fill("audit", r.data.entries, e => [when(e.at), e.user, e.operation, e.outcome, e.detail]);
+  fill("audit", r.data.entries, e => [when(e.at), e.user, e.resource, e.operation, e.outcome, e.detail]);
 }
 
 sessionControls(refresh, async () => {});

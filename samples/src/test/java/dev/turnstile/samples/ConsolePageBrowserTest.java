@@ -179,7 +179,7 @@ class ConsolePageBrowserTest {
                 x.findElement(By.xpath("//table[@id='edit-locks']//tr[td[3]='alice']//button[@class='show-audit']")).click();
                 return true;
             });
-            tableShows(browser, "audit", "alice", "acquire", "granted");
+            tableShows(browser, "audit", "alice", "acquire", "granted", "wiki:" + id + "#" + article.paragraphs().get(0).id());
 
             Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
             Files.copy(shot, Path.of("target", "console.png"), StandardCopyOption.REPLACE_EXISTING);

@@ -53,7 +53,7 @@ final class EditAudit {
                 session -> OLD_ROWS.run(session, Map.of("cutoff", now.minus(retention))));
     }
 
-    /** The latest {@code max} rows of a resource (or a lock id), newest first. */
+    /** The latest {@code max} rows of a resource (an article's with its paragraphs'), or of a lock id, newest first. */
     List<EditAuditEntry> entries(String resourceId, int max) {
         if (resourceId == null || resourceId.isBlank() || resourceId.length() > 2000) {
             throw EngineRuntimeException.badArgument("audited resource", resourceId, "a resource id such as wiki:article or a lock id");
@@ -61,9 +61,19 @@ final class EditAudit {
         if (max < 1 || max > 10_000) {
             throw EngineRuntimeException.badArgument("audit max", max, "1 to 10000");
         }
-        return database.inTransaction(() -> "reading the edit audit of " + resourceId, session ->
-                session.createSelectionQuery("from EditAuditRecord a where a.resourceId = :r order by a.id desc", EditAuditRecord.class)
-                        .setParameter("r", resourceId).setMaxResults(max).getResultList().stream()
-                        .map(a -> new EditAuditEntry(a.at, a.userId, a.operation, a.resourceId, a.outcome, a.detail)).toList());
+        // An article (type:article) is audited with its paragraphs (type:article#paragraph), as its editors see it.
+        boolean article = resourceId.contains(":") && !resourceId.contains("#");
+        // '!' escapes LIKE's wildcards: a backslash is itself an escape in MariaDB's string literals.
+        String paragraphs = resourceId.replace("!", "!!").replace("%", "!%").replace("_", "!_") + "#%";
+        return database.inTransaction(() -> "reading the edit audit of " + resourceId, session -> {
+            var query = session.createSelectionQuery("from EditAuditRecord a where a.resourceId = :r"
+                    + (article ? " or a.resourceId like :paragraphs escape '!'" : "") + " order by a.id desc", EditAuditRecord.class)
+                    .setParameter("r", resourceId);
+            if (article) {
+                query.setParameter("paragraphs", paragraphs);
+            }
+            return query.setMaxResults(max).getResultList().stream()
+                    .map(a -> new EditAuditEntry(a.at, a.userId, a.operation, a.resourceId, a.outcome, a.detail)).toList();
+        });
     }
 }

@@ -432,6 +432,32 @@ public abstract class AbstractEditLockContractTest {
         assertThat(locks.status(EditResource.article(WIKI, underscored.articleId())).paragraphLocks()).isEmpty();
     }
 
+    /** Issue 43: an article's audit trail left out its paragraphs; a lookalike article's must stay out. */
+    @Test
+    void anArticlesAuditTrail_holdsItsParagraphs_andNoLookalikeArticles() {
+        String base = "a" + UUID.randomUUID().toString().replace("-", "").substring(0, 8);
+        Article underscored = as("editor").createArticle(WIKI, base + "_1", "<p>one</p><p>two</p>");
+        Article lookalike = as("editor").createArticle(WIKI, base + "x1", "<p>three</p>");
+        EditResource first = EditResource.paragraph(WIKI, underscored.articleId(), underscored.paragraphs().get(0).id());
+        EditLock a = as(editorA).tryLock(first).granted().lock();
+        as(editorB).tryLock(first);
+        as(editorA).unlock(a.lockToken());
+        as(editorC).tryLock(EditResource.paragraph(WIKI, lookalike.articleId(), lookalike.paragraphs().get(0).id()));
+        as(editorC).tryLock(EditResource.article(WIKI, underscored.articleId()));
+
+        String whole = EditResource.article(WIKI, underscored.articleId()).resourceId();
+        List<EditAuditEntry> trail = locks.audit(whole, 100);
+        assertThat(trail).extracting(e -> e.user() + " " + e.operation() + " " + e.outcome() + " " + e.resourceId())
+                .as("newest first, each naming its resource").containsExactly(
+                        editorC + " acquire granted " + whole,
+                        editorA + " release ok " + first.resourceId(),
+                        editorB + " acquire refused " + first.resourceId(),
+                        editorA + " acquire granted " + first.resourceId(),
+                        "editor create ok " + whole);
+        assertThat(locks.audit(first.resourceId(), 100)).as("a paragraph's trail, its own rows").hasSize(3);
+        locks.heldLocks(100).stream().filter(l -> l.holder().equals(editorC)).forEach(l -> as(editorC).unlock(l.lockToken()));
+    }
+
     // ---- paragraph granularity without lost updates ---------------------------------------------
 
     /** The article's HTML with paragraph {@code n}'s outer HTML replaced by {@code replacement}. */

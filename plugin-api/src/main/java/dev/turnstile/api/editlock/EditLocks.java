@@ -43,8 +43,9 @@ public interface EditLocks {
     List<EditLock> heldLocks(int max);
 
     /**
-     * The audit trail of one resource ({@code type:article}, {@code type:article#paragraph}, or a
-     * lock token a refusal named no resource for), newest first, at most {@code max} entries.
+     * The audit trail of one resource ({@code type:article}, with its paragraphs' entries;
+     * {@code type:article#paragraph}; or a lock token a refusal named no resource for), newest
+     * first, at most {@code max} entries; each entry names its resource.
      */
     List<EditAuditEntry> audit(String resourceId, int max);
 

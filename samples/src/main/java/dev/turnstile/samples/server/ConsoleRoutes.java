@@ -89,6 +89,7 @@ final class ConsoleRoutes {
             Map<String, Object> m = new LinkedHashMap<>();
             m.put("at", e.at().toString());
             m.put("user", e.user());
+            m.put("resource", e.resourceId());
             m.put("operation", e.operation());
             m.put("outcome", e.outcome());
             m.put("detail", e.detail());
