@@ -76,17 +76,20 @@ async function edit(request, paragraph) {
   } else {
     area.innerHTML = article.html;
     // Paragraphs others hold are read-only here; the server refuses a save that changes them anyway.
-    for (const p of area.querySelectorAll("[data-pid]")) {
-      const lock = article.paragraphLocks[p.dataset.pid];
-      if (lock && lock.user !== session.user) {
-        p.contentEditable = "false";
-        p.classList.add("locked-other");
-        p.dataset.holder = lock.user;
-      }
-    }
+    for (const p of area.querySelectorAll("[data-pid]")) markHeld(p, article.paragraphLocks);
   }
   $("#editor").hidden = false;
   say(paragraph ? "Editing a paragraph." : "Editing the article.");
+}
+
+/** A paragraph in the article editor that another user holds: read-only, greyed, with the holder's name. */
+function markHeld(p, paragraphLocks) {
+  const lock = paragraphLocks[p.dataset.pid];
+  if (lock && lock.user !== session.user) {
+    p.contentEditable = "false";
+    p.classList.add("locked-other");
+    p.dataset.holder = lock.user;
+  }
 }
 
 async function heartbeat() {
@@ -133,12 +136,7 @@ async function broughtUpToDate() {
   for (const held of $("#editor-text").querySelectorAll("[data-pid].locked-other")) {
     if (!now.has(held.dataset.pid)) continue;
     const fresh = document.importNode(nodesOf(now.get(held.dataset.pid))[0], true);
-    const lock = r.data.paragraphLocks[held.dataset.pid];
-    if (lock && lock.user !== session.user) {
-      fresh.contentEditable = "false";
-      fresh.classList.add("locked-other");
-      fresh.dataset.holder = lock.user;
-    }
+    markHeld(fresh, r.data.paragraphLocks);
     held.replaceWith(fresh);
   }
   editing.baseUsn = r.data.usn;

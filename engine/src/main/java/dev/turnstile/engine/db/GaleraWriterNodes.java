@@ -63,7 +63,6 @@ final class GaleraWriterNodes {
      */
     static GaleraWriterNodes recordedFrom(DataSource dataSource, boolean severalWriters, String where) {
         GaleraWriterNodes nodes = new GaleraWriterNodes(dataSource, engineName());
-        nodes.nextNote.set(System.nanoTime() + PERIOD.toNanos());
         Map<String, Set<String>> writers = nodes.record();
         if (!severalWriters && writers != null && writers.size() > 1) {
             nodes.forget();
@@ -105,21 +104,17 @@ final class GaleraWriterNodes {
         }
     }
 
-    /**
-     * Records the node a connection of the pool writes through, and warns if live records name more
-     * than one; the live writers by node, or null if the database could not say.
-     */
-    Map<String, Set<String>> noteNow() {
-        nextNote.set(System.nanoTime() + PERIOD.toNanos());
+    /** Records the node a connection of the pool writes through, and warns if live records name more than one. */
+    void noteNow() {
         Map<String, Set<String>> writers = record();
         if (writers != null) {
             check(writers);
         }
-        return writers;
     }
 
     /** Records the engine's node; the live writers by node, or null if the database could not say. */
     private Map<String, Set<String>> record() {
+        nextNote.set(System.nanoTime() + PERIOD.toNanos());
         return autocommitted("record the Galera node it writes through", c -> {
             long configuration = clusterConfiguration(c);
             // One record per engine: after a failover its old node is not a second writer.

@@ -341,12 +341,12 @@ final class DefaultDispenser implements Dispenser {
     @Override
     public RegisterReport report(String period, long fromNumber, int maxRanges) {
         checkPage("report page size", maxRanges);
-        services.confirmAnswered();
         String current = Series.currentPeriod(values(), services.database.now());
         String asked = period(period, current);
         if (asked.equals(current)) {
             return report(fromNumber, maxRanges);
         }
+        services.confirmAnswered();
         return services.objects.inTransaction(() -> "reporting on " + name + " for " + asked, user, tx -> Register.report(tx.session(),
                 name, asked, config.start(), Register.highest(tx.session(), name, asked, config.start() - 1), fromNumber, maxRanges));
     }

@@ -136,10 +136,14 @@ public final class TreeLockService {
         }
     }
 
-    /** What a tree lock waits out, within its wait: a conflicting holder, an outage, a race that wrote nothing. */
+    /** What a tree lock waits out, within its wait: a conflicting holder, or a failure that may pass. */
     private static boolean waitedOut(Throwable failure) {
-        return failure instanceof TreeLockStore.Blocked
-                || failure instanceof EngineRuntimeException e && (isOutage(e) || Sql.isRace(e));
+        return failure instanceof TreeLockStore.Blocked || mayPass(failure);
+    }
+
+    /** An outage, or a race that wrote nothing (a first insert of a node row, a deadlock victim): trying again may do. */
+    private static boolean mayPass(Throwable failure) {
+        return failure instanceof EngineRuntimeException e && (isOutage(e) || Sql.isRace(e));
     }
 
     /**
@@ -323,7 +327,7 @@ public final class TreeLockService {
      */
     boolean release(DefaultTreeLockHandle handle) {
         try {
-            return policies.call(policy, lease, failure -> failure instanceof EngineRuntimeException e && (isOutage(e) || Sql.isRace(e)), () -> {
+            return policies.call(policy, lease, TreeLockService::mayPass, () -> {
                 boolean released = store.release(handle.lockToken(), handle.marks(), handle.nodes().keySet());
                 wake(handle.nodes().keySet());
                 return released;

@@ -32,6 +32,7 @@ import org.junit.jupiter.params.provider.EnumSource;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -77,6 +78,19 @@ public abstract class AbstractDispenserContractTest {
 
     private static String name(String prefix) {
         return prefix + "-" + UUID.randomUUID().toString().substring(0, 8);
+    }
+
+    /** Rows {@code sql} (with the dispenser's name as its one parameter) changed, committed on a connection of its own. */
+    private int behindTheEngine(String sql, Dispenser d) throws SQLException {
+        try (Connection c = DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+             PreparedStatement statement = c.prepareStatement(sql)) {
+            statement.setString(1, d.name());
+            int rows = statement.executeUpdate();
+            if (!c.getAutoCommit()) {
+                c.commit();
+            }
+            return rows;
+        }
     }
 
     private Dispenser create(DispenserConfig config) {
@@ -433,14 +447,7 @@ public abstract class AbstractDispenserContractTest {
         Dispenser d = create(DispenserConfig.builder().register(true).build());
         d.next(20);
         // Someone with database rights deletes register rows behind the engine's back: 3, 7..9 and 20.
-        try (Connection c = DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
-             PreparedStatement delete = c.prepareStatement("DELETE FROM ts_dispenser_issue WHERE dispenser = ? AND number IN (3, 7, 8, 9, 20)")) {
-            delete.setString(1, d.name());
-            assertThat(delete.executeUpdate()).isEqualTo(5);
-            if (!c.getAutoCommit()) {
-                c.commit();
-            }
-        }
+        assertThat(behindTheEngine("DELETE FROM ts_dispenser_issue WHERE dispenser = ? AND number IN (3, 7, 8, 9, 20)", d)).isEqualTo(5);
         RegisterReport report = d.report();
         assertThat(report.isComplete()).isFalse();
         assertThat(report.missingCount()).isEqualTo(5);
@@ -481,14 +488,7 @@ public abstract class AbstractDispenserContractTest {
         clerks.next(6);
         clerks.report(); // this engine's callers have 1..6: confirmed before the report reads
         // As a process killed between a take's commit and its answer leaves them (the fault tests make it happen).
-        try (Connection c = DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
-             PreparedStatement mark = c.prepareStatement("UPDATE ts_dispenser_issue SET in_doubt = true WHERE dispenser = ? AND number IN (2, 4, 5)")) {
-            mark.setString(1, d.name());
-            assertThat(mark.executeUpdate()).isEqualTo(3);
-            if (!c.getAutoCommit()) {
-                c.commit();
-            }
-        }
+        assertThat(behindTheEngine("UPDATE ts_dispenser_issue SET in_doubt = true WHERE dispenser = ? AND number IN (2, 4, 5)", d)).isEqualTo(3);
         RegisterReport report = clerks.report();
         assertThat(report.issued()).as("issued, in doubt or not").isEqualTo(6);
         assertThat(report.isComplete()).as("nothing missing").isTrue();

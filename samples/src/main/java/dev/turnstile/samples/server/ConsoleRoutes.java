@@ -12,6 +12,7 @@ import dev.turnstile.api.editlock.EditAuditEntry;
 import dev.turnstile.api.editlock.EditLock;
 import dev.turnstile.api.treelock.TreeLockInfo;
 import io.javalin.http.Context;
+import org.jsoup.Jsoup;
 import io.javalin.http.HttpStatus;
 
 import java.time.Duration;
@@ -118,8 +119,7 @@ final class ConsoleRoutes {
         Map<String, String> words = new java.util.HashMap<>();
         try {
             for (var p : engine.editLocks().article(l.resource().article()).paragraphs()) {
-                String text = p.html().replaceAll("<[^>]*>", " ").replace("&nbsp;", " ").replace("&lt;", "<").replace("&gt;", ">")
-                        .replace("&quot;", "\"").replace("&#39;", "'").replace("&amp;", "&").trim().replaceAll("\\s+", " ");
+                String text = Jsoup.parseBodyFragment(p.html()).text();
                 String[] split = text.split(" ");
                 words.put(p.id(), split.length <= FIRST_WORDS ? text : String.join(" ", java.util.Arrays.copyOf(split, FIRST_WORDS)) + " …");
             }
