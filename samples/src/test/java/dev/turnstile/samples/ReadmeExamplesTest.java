@@ -294,6 +294,7 @@ class ReadmeExamplesTest {
     void hostTransaction() throws Exception {
         HikariConfig hostConfig = new HikariConfig();
         hostConfig.setJdbcUrl("jdbc:h2:mem:readme-host;DB_CLOSE_DELAY=-1");
+        hostConfig.setTransactionIsolation("TRANSACTION_REPEATABLE_READ"); // on H2, as Turnstile requires there
         try (HikariDataSource pool = new HikariDataSource(hostConfig)) {
             try (Connection c = pool.getConnection(); Statement s = c.createStatement()) {
                 s.execute("CREATE TABLE shop_order (number BIGINT PRIMARY KEY)");

@@ -270,7 +270,7 @@ public final class Database implements AutoCloseable {
         int[] open = openTransactions.get();
         open[0]++;
         try (StatelessSession session = sessionFactory.withStatelessOptions().connection(connection).openStatelessSession()) {
-            hostTransaction.bound(connection, Sql.isPostgres(productName), what);
+            hostTransaction.bound(connection, productName, what);
             return work.apply(session);
         } catch (RuntimeException e) {
             if (Sql.isTimedOut(e) && !(e instanceof EngineRuntimeException)) {

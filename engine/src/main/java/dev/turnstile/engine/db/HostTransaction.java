@@ -55,12 +55,16 @@ public final class HostTransaction {
     }
 
     /**
-     * Before the engine's work on {@code connection} in the host's transaction: a transaction that
+     * Before the engine's work on {@code connection} in the host's transaction: on H2 a transaction
+     * below REPEATABLE READ is refused ({@link #requireRepeatableRead}); a transaction that
      * has run out of time is refused, and on PostgreSQL, whose lock waits have no limit of their own,
      * the engine's lock waits end when the transaction's time does ({@code SET LOCAL lock_timeout}:
      * this transaction only; the host's own statements, bounded by the same deadline, lose nothing).
      */
-    void bound(Connection connection, boolean postgres, Supplier<String> what) {
+    void bound(Connection connection, String productName, Supplier<String> what) {
+        if (Sql.isH2(productName)) {
+            requireRepeatableRead(connection, what);
+        }
         Optional<Duration> left = host.timeLeft();
         if (left.isEmpty()) {
             return;
@@ -68,7 +72,7 @@ public final class HostTransaction {
         if (left.get().toMillis() <= 0) {
             throw timedOut(what, null);
         }
-        if (postgres) {
+        if (Sql.isPostgres(productName)) {
             try (Statement set = connection.createStatement()) {
                 set.execute("SET LOCAL lock_timeout = " + left.get().toMillis());
             } catch (SQLException e) {
@@ -76,6 +80,40 @@ public final class HostTransaction {
                         + " by the host's transaction's time left: " + e.getMessage(), e);
             }
         }
+    }
+
+    /**
+     * H2 loses updates at READ COMMITTED: a transaction that waited for another's row lock and then
+     * rolls back can put the row back as it was before the other's commit ({@link EnginePool#isolation}).
+     * In a host's transaction that is a number issued twice, so the engine's work joins one on H2
+     * only at REPEATABLE READ, where H2 fails such a statement instead (40001: the host runs its
+     * transaction again). Checked before the work's first statement: a refusal changed nothing.
+     */
+    private static void requireRepeatableRead(Connection connection, Supplier<String> what) {
+        int isolation;
+        try {
+            isolation = connection.getTransactionIsolation();
+        } catch (SQLException e) {
+            throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE, "Could not read the isolation of the"
+                    + " host's transaction before " + what.get() + ": " + e.getMessage(), e);
+        }
+        if (isolation < Connection.TRANSACTION_REPEATABLE_READ) {
+            String done = what.get();
+            throw EngineRuntimeException.of(ExceptionCode.E_HOST_TRANSACTION, Character.toUpperCase(done.charAt(0))
+                    + done.substring(1) + " cannot join the host's transaction on H2 at " + isolationName(isolation)
+                    + ": H2 loses updates at that isolation (a rollback can put back a row as it was before another"
+                    + " transaction's commit, and a number is issued twice). Run the host's transactions at REPEATABLE READ"
+                    + " (the pool's transactionIsolation = TRANSACTION_REPEATABLE_READ; Spring: @Transactional(isolation ="
+                    + " Isolation.REPEATABLE_READ)) and run a transaction again when it fails with a conflict. Nothing was done.");
+        }
+    }
+
+    private static String isolationName(int isolation) {
+        return switch (isolation) {
+            case Connection.TRANSACTION_NONE -> "no isolation";
+            case Connection.TRANSACTION_READ_UNCOMMITTED -> "READ UNCOMMITTED";
+            default -> "READ COMMITTED";
+        };
     }
 
     /** {@code what} gave up a lock wait, or was cancelled, in the host's transaction: said as the host's to settle. */

@@ -1,6 +1,5 @@
 package dev.turnstile.engine.host;
 
-import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
@@ -9,8 +8,6 @@ import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispenserStrategy;
 import dev.turnstile.spi.JdbcHostTransactions;
 
-import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutorService;
@@ -25,15 +22,10 @@ import java.util.concurrent.TimeUnit;
  */
 public final class HostTransactionWorker {
     public static void main(String[] args) throws Exception {
-        HikariConfig poolConfig = new HikariConfig();
-        poolConfig.setJdbcUrl(args[0]);
-        poolConfig.setUsername(args[1]);
-        poolConfig.setPassword(args[2]);
-        poolConfig.setMaximumPoolSize(8);
         JdbcHostTransactions host = new JdbcHostTransactions();
         int threads = Integer.parseInt(args[6]);
         int perThread = Integer.parseInt(args[7]);
-        try (HikariDataSource pool = new HikariDataSource(poolConfig);
+        try (HikariDataSource pool = new HikariDataSource(HostOrders.pool(args[0], args[1], args[2], 8));
              ContentEngine engine = ContentEngine.open(EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2])
                      .dataSource(pool).hostTransactions(host).build())) {
             Dispenser d = engine.session("clerk").dispensers().get(args[3],
@@ -43,20 +35,7 @@ public final class HostTransactionWorker {
             for (int t = 0; t < threads; t++) {
                 done.add(workers.submit(() -> {
                     for (int i = 1; i <= perThread; i++) {
-                        try (Connection c = pool.getConnection()) {
-                            c.setAutoCommit(false);
-                            long number = host.joining(c, d::next);
-                            try (PreparedStatement insert = c.prepareStatement("INSERT INTO " + args[5] + " (number, dispenser) VALUES (?, ?)")) {
-                                insert.setLong(1, number);
-                                insert.setString(2, d.name());
-                                insert.executeUpdate();
-                            }
-                            if (i % 5 != 0) {
-                                c.commit();
-                            } else {
-                                c.rollback();
-                            }
-                        }
+                        HostOrders.order(pool, args[5], d.name(), i % 5 != 0, c -> host.joining(c, d::next));
                     }
                     return null;
                 }));
