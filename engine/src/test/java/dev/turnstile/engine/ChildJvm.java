@@ -100,6 +100,11 @@ public final class ChildJvm implements AutoCloseable {
         return new ChildJvm(launch(javaHome, java.util.Map.of(), System.getProperty("java.class.path"), main, args), null);
     }
 
+    /** A child run by {@code wrapper} (a command that runs another: {@code ip netns exec NAME}), in a JVM of its own. */
+    public static ChildJvm startIn(List<String> wrapper, Class<?> main, String... args) throws IOException {
+        return new ChildJvm(launch(wrapper, THIS_JAVA, java.util.Map.of(), System.getProperty("java.class.path"), main, args), null);
+    }
+
     /** A child whose class path lacks the jars whose file names start with one of {@code jarPrefixes} (a host without a driver, say). */
     public static ChildJvm startWithout(java.util.Set<String> jarPrefixes, Class<?> main, String... args) throws IOException {
         String classPath = java.util.Arrays.stream(System.getProperty("java.class.path").split(java.io.File.pathSeparator))
@@ -110,7 +115,12 @@ public final class ChildJvm implements AutoCloseable {
 
     private static Jvm launch(Path javaHome, java.util.Map<String, String> env, String classPath, Class<?> main, String... args)
             throws IOException {
-        List<String> command = new ArrayList<>();
+        return launch(List.of(), javaHome, env, classPath, main, args);
+    }
+
+    private static Jvm launch(List<String> wrapper, Path javaHome, java.util.Map<String, String> env, String classPath, Class<?> main,
+                              String... args) throws IOException {
+        List<String> command = new ArrayList<>(wrapper);
         command.add(javaHome.resolve("bin").resolve("java").toString());
         command.add("-Xmx256m");
         // A child lives seconds and the suites start hundreds: compile with C1 only, and skip

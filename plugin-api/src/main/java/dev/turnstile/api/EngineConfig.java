@@ -22,7 +22,7 @@ import javax.sql.DataSource;
  * <p>Defaults: {@link #DEFAULT_JDBC_URL} (an H2 file under {@code ./turnstile-data/} that several
  * processes can share — AUTO_SERVER: the first engine to open it starts a server process that
  * serves it to all of them and exits when none is left), user {@code sa} with an empty password, {@link #DEFAULT_MAX_POOL_SIZE}
- * connections, {@link #DEFAULT_CONNECTION_TIMEOUT}, and the database's clock.
+ * connections, {@link #DEFAULT_CONNECTION_TIMEOUT}, {@link #DEFAULT_IDLE_TRANSACTION_TIMEOUT}, and the database's clock.
  */
 public final class EngineConfig {
     /** The embedded default: an H2 file database under {@code ./turnstile-data}, shareable by several processes. */
@@ -38,6 +38,12 @@ public final class EngineConfig {
     public static final Duration MIN_CONNECTION_TIMEOUT = Duration.ofMillis(250);
     /** The longest connection timeout accepted. */
     public static final Duration MAX_CONNECTION_TIMEOUT = Duration.ofMinutes(10);
+    /** How long the database lets a connection of the engine's own pool sit idle inside a transaction, by default. */
+    public static final Duration DEFAULT_IDLE_TRANSACTION_TIMEOUT = Duration.ofSeconds(30);
+    /** The shortest idle-transaction timeout accepted. */
+    public static final Duration MIN_IDLE_TRANSACTION_TIMEOUT = Duration.ofSeconds(1);
+    /** The longest idle-transaction timeout accepted. */
+    public static final Duration MAX_IDLE_TRANSACTION_TIMEOUT = Duration.ofHours(1);
 
     private final String jdbcUrl;
     private final DataSource dataSource;
@@ -46,6 +52,7 @@ public final class EngineConfig {
     private final String password;
     private final int maxPoolSize;
     private final Duration connectionTimeout;
+    private final Duration idleTransactionTimeout;
     private final boolean migrate;
     private final boolean severalGaleraWriters;
     private final Clock clock;
@@ -65,6 +72,7 @@ public final class EngineConfig {
         this.password = b.password;
         this.maxPoolSize = b.maxPoolSize;
         this.connectionTimeout = b.connectionTimeout;
+        this.idleTransactionTimeout = b.idleTransactionTimeout;
         this.migrate = b.migrate;
         this.severalGaleraWriters = b.severalGaleraWriters;
         this.clock = b.clock;
@@ -92,7 +100,8 @@ public final class EngineConfig {
         return new Builder()
                 .jdbcUrl(base.jdbcUrl).dataSource(base.dataSource).hostTransactions(base.hostTransactions)
                 .username(base.username).password(base.password)
-                .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout).migrate(base.migrate)
+                .maxPoolSize(base.maxPoolSize).connectionTimeout(base.connectionTimeout)
+                .idleTransactionTimeout(base.idleTransactionTimeout).migrate(base.migrate)
                 .severalGaleraWriters(base.severalGaleraWriters).clock(base.clock).locks(base.locks).retry(base.retry).dispensers(base.dispensers)
                 .treeLocks(base.treeLocks).changes(base.changes).editLocks(base.editLocks).source(base.source);
     }
@@ -130,6 +139,15 @@ public final class EngineConfig {
     /** How long a call waits for a connection of the engine's own pool. */
     public Duration connectionTimeout() {
         return connectionTimeout;
+    }
+
+    /**
+     * How long PostgreSQL or MariaDB lets a connection of the engine's own pool sit idle inside a
+     * transaction before it ends the session: a node cut off from the database, or paused, in the
+     * middle of a transaction holds its row locks no longer than this.
+     */
+    public Duration idleTransactionTimeout() {
+        return idleTransactionTimeout;
     }
 
     /**
@@ -193,7 +211,8 @@ public final class EngineConfig {
         return "EngineConfig{jdbcUrl=" + jdbcUrl + (dataSource == null ? "" : ", dataSource=" + dataSource)
                 + (hostTransactions == HostTransactions.NONE ? "" : ", hostTransactions=" + hostTransactions)
                 + ", username=" + username + ", password=" + (password.isEmpty() ? "" : "****")
-                + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout + ", migrate=" + migrate + ", severalGaleraWriters=" + severalGaleraWriters
+                + ", maxPoolSize=" + maxPoolSize + ", connectionTimeout=" + connectionTimeout
+                + ", idleTransactionTimeout=" + idleTransactionTimeout + ", migrate=" + migrate + ", severalGaleraWriters=" + severalGaleraWriters
                 + ", clock=" + (clock == null ? "database" : clock) + ", locks=" + locks + ", retry=" + retry
                 + ", dispensers=" + dispensers + ", treeLocks=" + treeLocks + ", changes=" + changes + ", editLocks=" + editLocks
                 + ", source=" + source + "}";
@@ -208,6 +227,7 @@ public final class EngineConfig {
         private String password = "";
         private int maxPoolSize = DEFAULT_MAX_POOL_SIZE;
         private Duration connectionTimeout = DEFAULT_CONNECTION_TIMEOUT;
+        private Duration idleTransactionTimeout = DEFAULT_IDLE_TRANSACTION_TIMEOUT;
         private boolean migrate = true;
         private boolean severalGaleraWriters;
         private Clock clock;
@@ -259,6 +279,24 @@ public final class EngineConfig {
                         Ranges.from(MIN_CONNECTION_TIMEOUT, MAX_CONNECTION_TIMEOUT));
             }
             this.connectionTimeout = connectionTimeout;
+            return this;
+        }
+
+        /**
+         * How long PostgreSQL or MariaDB lets a connection of the engine's own pool sit idle inside a
+         * transaction before it ends the session and rolls the transaction back
+         * (MIN_IDLE_TRANSACTION_TIMEOUT to MAX_IDLE_TRANSACTION_TIMEOUT; whole seconds on MariaDB, rounded up).
+         * The engine's transactions idle only between their statements; a process cut off or paused
+         * inside one would otherwise hold its row locks until the database noticed the lost
+         * connection — hours with the default TCP keepalive. H2 has no such limit; on a host's
+         * DataSource, the host's pool sets it (docs/configuration.md).
+         */
+        public Builder idleTransactionTimeout(Duration idleTransactionTimeout) {
+            if (!Ranges.within(idleTransactionTimeout, MIN_IDLE_TRANSACTION_TIMEOUT, MAX_IDLE_TRANSACTION_TIMEOUT)) {
+                throw EngineRuntimeException.configInvalid(source, "database.idleTransactionTimeout", idleTransactionTimeout,
+                        Ranges.from(MIN_IDLE_TRANSACTION_TIMEOUT, MAX_IDLE_TRANSACTION_TIMEOUT));
+            }
+            this.idleTransactionTimeout = idleTransactionTimeout;
             return this;
         }
 

@@ -35,7 +35,8 @@ final class SpringSettings {
     static final String PREFIX = "turnstile";
     static final String SOURCE = "the Spring environment (turnstile.*)";
     /** The engine runs on the application's DataSource: these would configure a pool of its own. */
-    private static final List<String> POOL_KEYS = List.of("url", "username", "password", "maxPoolSize", "connectionTimeout");
+    private static final List<String> POOL_KEYS = List.of("url", "username", "password", "maxPoolSize", "connectionTimeout",
+            "idleTransactionTimeout");
 
     private SpringSettings() {
     }

@@ -30,8 +30,8 @@ final class Sections {
         }
     }
 
-    record Database(String url, String username, String password, Integer maxPoolSize, Duration connectionTimeout, Boolean migrate,
-                    Boolean severalGaleraWriters) {
+    record Database(String url, String username, String password, Integer maxPoolSize, Duration connectionTimeout,
+                    Duration idleTransactionTimeout, Boolean migrate, Boolean severalGaleraWriters) {
         void applyTo(EngineConfig.Builder b) {
             if (url != null) {
                 b.jdbcUrl(url);
@@ -47,6 +47,9 @@ final class Sections {
             }
             if (connectionTimeout != null) {
                 b.connectionTimeout(connectionTimeout);
+            }
+            if (idleTransactionTimeout != null) {
+                b.idleTransactionTimeout(idleTransactionTimeout);
             }
             if (migrate != null) {
                 b.migrate(migrate);

@@ -43,12 +43,30 @@ final class EnginePool {
         // a connection that fails with a broken-connection SQLState is evicted at once; the built-in
         // dispenser policy retries the one call that met it.
         hikari.setKeepaliveTime(Duration.ofSeconds(30).toMillis());
+        limitIdleTransactions(hikari, url, config.idleTransactionTimeout());
         hikari.setExceptionOverride(new BrokenH2Connections());
         try {
             return new HikariDataSource(hikari);
         } catch (RuntimeException e) {
             throw EngineRuntimeException.of(ExceptionCode.E_DATABASE_UNAVAILABLE,
                     "Cannot connect to " + config.jdbcUrl() + " as " + config.username() + ": " + Database.rootMessage(e), e);
+        }
+    }
+
+    /**
+     * Has the server end a session of this pool that sits idle inside a transaction for
+     * {@code timeout}, rolling it back; H2 has no such limit. A process cut off from the database,
+     * or paused, between two statements of a transaction — a take on MariaDB holds the counter's
+     * row lock across three — would otherwise hold its row locks until the server noticed the lost
+     * connection (TCP keepalive: two hours by default), and every other node wait for them.
+     * PostgreSQL takes it as a start-up option of the session: a SET as Hikari's init statement
+     * ran in a transaction of its own that was rolled back, on a pool without autocommit.
+     */
+    static void limitIdleTransactions(HikariConfig hikari, String url, Duration timeout) {
+        if (url.startsWith("jdbc:postgresql:")) {
+            hikari.addDataSourceProperty("options", "-c idle_in_transaction_session_timeout=" + timeout.toMillis());
+        } else if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
+            hikari.setConnectionInitSql("SET SESSION idle_transaction_timeout = " + (timeout.toMillis() + 999) / 1000);
         }
     }
 

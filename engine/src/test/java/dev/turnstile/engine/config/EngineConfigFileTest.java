@@ -75,6 +75,8 @@ class EngineConfigFileTest {
             "treeLocks:\\n  lease: PT2562047788015215H | treeLocks.lease = \"PT2562047788015215H\": from 1s to 1d",
             "retry:\\n  instances:\\n    p:\\n      maxTotalWait: 3650d | retry.instances.p.maxTotalWait = \"3650d\": from 0s to 7d",
             "database:\\n  connectionTimeout: 1d | database.connectionTimeout = PT24H [Duration]: from 250ms to 10m",
+            "database:\\n  idleTransactionTimeout: 500ms | database.idleTransactionTimeout = PT0.5S [Duration]: from 1s to 1h",
+            "database:\\n  idleTransactionTimeout: 2h | database.idleTransactionTimeout = PT2H [Duration]: from 1s to 1h",
             "locks:\\n  handOver: 2m | locks.handOver = \"2m\": from 0s to 1m",
             "locks:\\n  handOver: -5ms | locks.handOver = \"-5ms\": must be a duration"})
     void hugeNumbersAndDurations_areRefusedWithTheirRange_neverACrash(String yaml, String expected) throws IOException {
@@ -89,7 +91,7 @@ class EngineConfigFileTest {
         assertThatThrownBy(() -> EngineConfigFile.read(file))
                 .isInstanceOf(EngineRuntimeException.class)
                 .hasMessage("E_CONFIG_INVALID: " + file + ":2: database.urll = \"jdbc:h2:mem:x\": unknown key;"
-                        + " known keys here are [connectionTimeout, maxPoolSize, migrate, password, severalGaleraWriters, url, username]");
+                        + " known keys here are [connectionTimeout, idleTransactionTimeout, maxPoolSize, migrate, password, severalGaleraWriters, url, username]");
     }
 
     @Test

@@ -54,7 +54,7 @@ class HostileConfigFileTest {
     void aSecretLookingKey_neverHasItsValueEchoed_evenMisspelt() throws IOException {
         Path typo = write("turnstile.yaml", "database:\n  pasword: hunter2-secret\n");
         assertThatThrownBy(() -> EngineConfigFile.read(typo)).hasMessage("E_CONFIG_INVALID: " + typo
-                + ":2: database.pasword = (hidden): unknown key; known keys here are [connectionTimeout, maxPoolSize, migrate, password, severalGaleraWriters, url, username]")
+                + ":2: database.pasword = (hidden): unknown key; known keys here are [connectionTimeout, idleTransactionTimeout, maxPoolSize, migrate, password, severalGaleraWriters, url, username]")
                 .hasMessageNotContaining("hunter2");
         Path list = write("turnstile.yaml", "database:\n  password: [hunter2-secret]\n");
         assertThatThrownBy(() -> EngineConfigFile.read(list)).hasMessage("E_CONFIG_INVALID: " + list
