@@ -29,7 +29,9 @@ final class EnginePool {
         if (SharedH2File.fileOf(url).isPresent()) {
             hikari.setDataSource(new SharedH2File(url, config.username(), config.password()));
         } else {
-            hikari.setJdbcUrl(Galera.isGaleraUrl(url, config.username(), config.password()) ? Galera.withCausalReads(url) : url);
+            String withIdleLimit = limitIdleTransactions(hikari, url, config.idleTransactionTimeout());
+            hikari.setJdbcUrl(Galera.isGaleraUrl(url, config.username(), config.password())
+                    ? Galera.withCausalReads(withIdleLimit) : withIdleLimit);
             hikari.setUsername(config.username());
             hikari.setPassword(config.password());
         }
@@ -43,7 +45,6 @@ final class EnginePool {
         // a connection that fails with a broken-connection SQLState is evicted at once; the built-in
         // dispenser policy retries the one call that met it.
         hikari.setKeepaliveTime(Duration.ofSeconds(30).toMillis());
-        limitIdleTransactions(hikari, url, config.idleTransactionTimeout());
         hikari.setExceptionOverride(new BrokenH2Connections());
         try {
             return new HikariDataSource(hikari);
@@ -55,19 +56,22 @@ final class EnginePool {
 
     /**
      * Has the server end a session of this pool that sits idle inside a transaction for
-     * {@code timeout}, rolling it back; H2 has no such limit. A process cut off from the database,
-     * or paused, between two statements of a transaction — a take on MariaDB holds the counter's
-     * row lock across three — would otherwise hold its row locks until the server noticed the lost
-     * connection (TCP keepalive: two hours by default), and every other node wait for them.
-     * PostgreSQL takes it as a start-up option of the session: a SET as Hikari's init statement
-     * ran in a transaction of its own that was rolled back, on a pool without autocommit.
+     * {@code timeout}, rolling it back: {@code url} as the pool is to open it. A process cut off
+     * from the database, or paused, between two statements of a transaction — a take on MariaDB
+     * holds the counter's row lock across three — would otherwise hold its row locks until the
+     * server noticed the lost connection (TCP keepalive: two hours by default), and every other
+     * node wait for them. Set as each session starts (PostgreSQL's start-up options, MariaDB's
+     * session variables, which a failover URL's next node gets too): a SET as Hikari's init
+     * statement was rolled back with its transaction on PostgreSQL, on a pool without autocommit.
+     * H2 has no such limit.
      */
-    static void limitIdleTransactions(HikariConfig hikari, String url, Duration timeout) {
+    static String limitIdleTransactions(HikariConfig hikari, String url, Duration timeout) {
         if (url.startsWith("jdbc:postgresql:")) {
             hikari.addDataSourceProperty("options", "-c idle_in_transaction_session_timeout=" + timeout.toMillis());
         } else if (url.startsWith("jdbc:mariadb:") || url.startsWith("jdbc:mysql:")) {
-            hikari.setConnectionInitSql("SET SESSION idle_transaction_timeout = " + (timeout.toMillis() + 999) / 1000);
+            return Galera.withSessionVariable(url, "idle_transaction_timeout", Long.toString((timeout.toMillis() + 999) / 1000));
         }
+        return url;
     }
 
     /**

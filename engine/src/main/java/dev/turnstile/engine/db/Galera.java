@@ -33,28 +33,37 @@ final class Galera {
     }
 
     /**
-     * {@code url} with the causal reads among its session variables, which MariaDB Connector/J sets
-     * on every session it opens. Not a SET run when the pool opens a connection: when a node of a
-     * failover URL dies, the driver moves the connection to the next node on a new session, where
-     * nothing the pool ran is set (reads there missed commits other nodes had answered). A URL
-     * that sets {@code wsrep_sync_wait} itself keeps its value, which {@link #checkCausalReads} checks.
+     * {@code url} with the causal reads among its session variables ({@link #withSessionVariable}).
+     * A URL that sets {@code wsrep_sync_wait} itself keeps its value, which {@link #checkCausalReads} checks.
      */
     static String withCausalReads(String url) {
+        return withSessionVariable(url, "wsrep_sync_wait", Integer.toString(WAIT_BEFORE_ANY_FIRST_STATEMENT));
+    }
+
+    /**
+     * A MariaDB {@code url} with {@code variable=value} among its session variables, which MariaDB
+     * Connector/J sets on every session it opens; unchanged where the URL sets that variable itself.
+     * Not a SET run when the pool opens a connection: when a node of a failover URL dies, the driver
+     * moves the connection to the next node on a new session, where nothing the pool ran is set
+     * (reads there missed commits other nodes had answered).
+     */
+    static String withSessionVariable(String url, String variable, String value) {
+        String setting = variable + "=" + value;
         int query = url.indexOf('?');
         if (query < 0) {
-            return url + "?" + SESSION_VARIABLES + CAUSAL_READS;
+            return url + "?" + SESSION_VARIABLES + setting;
         }
         String[] parameters = url.substring(query + 1).split("&");
         for (int i = 0; i < parameters.length; i++) {
             if (parameters[i].startsWith(SESSION_VARIABLES)) {
-                if (parameters[i].contains("wsrep_sync_wait")) {
+                if (parameters[i].contains(variable)) {
                     return url;
                 }
-                parameters[i] += "," + CAUSAL_READS;
+                parameters[i] += "," + setting;
                 return url.substring(0, query + 1) + String.join("&", parameters);
             }
         }
-        return url + "&" + SESSION_VARIABLES + CAUSAL_READS;
+        return url + "&" + SESSION_VARIABLES + setting;
     }
 
     /** Whether {@code url} is a MariaDB or MySQL URL whose server is a Galera node with replication on. */
