@@ -18,8 +18,14 @@ public final class BrokenH2Connections implements SQLExceptionOverride {
     /** H2's CONNECTION_BROKEN_1, DATABASE_IS_CLOSED and DATABASE_CALLED_AT_SHUTDOWN. */
     static final Set<String> DEAD = Set.of("90067", "90098", "90121");
 
+    /**
+     * A failure without an SQLSTATE — MariaDB's BatchUpdateException when the server goes away in
+     * the middle of a batch — is left to Hikari's own rules: {@code Set.of(…).contains(null)} threw
+     * a NullPointerException here, which reached callers in place of the outage (a take failed with
+     * it during a MariaDB restart, in MariaDbDatabaseRestartIT).
+     */
     @java.lang.Override
     public Override adjudicate(SQLException e) {
-        return DEAD.contains(e.getSQLState()) ? Override.MUST_EVICT : Override.CONTINUE_EVICT;
+        return e.getSQLState() != null && DEAD.contains(e.getSQLState()) ? Override.MUST_EVICT : Override.CONTINUE_EVICT;
     }
 }

@@ -265,6 +265,7 @@ public final class OutageWorker {
                     pause();
                 } catch (RuntimeException e) {
                     print("FAIL " + workload + " " + e.getClass().getName() + " " + String.valueOf(e.getMessage()).replace('\n', ' '));
+                    e.printStackTrace(); // not the engine's error: its stack, in the child's error log
                     pause();
                 }
             }
