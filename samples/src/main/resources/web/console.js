@@ -61,6 +61,39 @@ function auditButton(resource) {
   return b;
 }
 
+/** For an operator with the lock-breaking role: ends an abandoned edit lock, once confirmed with a reason. */
+function breakButton(l, where) {
+  const b = document.createElement("button");
+  b.className = "break-lock";
+  b.textContent = "break…";
+  b.onclick = async () => {
+    const reason = prompt(`Break ${l.user}'s edit lock on ${where}? ${l.user} loses it at once and is told who broke it`
+      + " and why at the next heartbeat. Why:");
+    if (reason === null) return; // cancelled: nothing happens
+    const r = await call("POST", `/api/locks/${encodeURIComponent(l.lockId)}/break`, { reason });
+    say(r.status === 200 ? `Broke ${l.user}'s edit lock on ${where}.` : r.data.error);
+    await refresh();
+  };
+  return b;
+}
+
+/** For a dispenser admin: voids an issued number, asked for and confirmed with a reason the register keeps. */
+function voidButton(d) {
+  const b = document.createElement("button");
+  b.className = "void-number";
+  b.textContent = "void…";
+  b.onclick = async () => {
+    const number = prompt(`Void which issued number of ${d.name}?`);
+    if (number === null || number.trim() === "") return;
+    const reason = prompt(`Void ${d.name} number ${number.trim()}? It stays in the register as void, with your name. Why:`);
+    if (reason === null) return; // cancelled: nothing happens
+    const r = await call("POST", `/api/dispensers/${encodeURIComponent(d.name)}/void`, { number: Number(number.trim()), reason });
+    say(r.status === 200 ? `Voided ${d.name} number ${r.data.voided}.` : r.data.error);
+    await refresh();
+  };
+  return b;
+}
+
 async function refresh() {
   if (!await signedIn()) return;
   const r = await call("GET", "/api/console");
@@ -74,8 +107,9 @@ async function refresh() {
     link.href = `/edit/${encodeURIComponent(type)}/${encodeURIComponent(article)}`;
     link.textContent = l.article;
     const paragraph = !l.paragraph ? "(whole article)" : l.paragraphWords ? `“${l.paragraphWords}” (${l.paragraph})` : l.paragraph;
-    return [link, paragraph, l.user, age(l.ageSeconds), when(l.expiresAt),
-            auditButton(l.paragraph ? `${l.article}#${l.paragraph}` : l.article)];
+    const resource = l.paragraph ? `${l.article}#${l.paragraph}` : l.article;
+    return [link, paragraph, l.user, age(l.ageSeconds), when(l.expiresAt), auditButton(resource),
+            c.mayBreak ? breakButton(l, l.paragraph ? `${l.article}, ${paragraph}` : l.article) : ""];
   });
   fill("tree-locks", c.treeLocks, t => [t.owner, t.nodes.join(", "), when(t.since), t.lapsed ? `${when(t.until)} (lapsed)` : when(t.until)]);
   fill("object-locks", c.objectLocks, o => [o.object, o.holder, o.owner, when(o.expiresAt)]);
@@ -90,7 +124,7 @@ async function refresh() {
       : d.report.inDoubt.map(n => `${n.number} (${n.issuedBy}, ${n.issuedAt})`).join(", ")
         + (d.report.inDoubtCount > d.report.inDoubt.length ? ` … ${d.report.inDoubtCount} in all` : "");
     if (d.report.inDoubtCount > 0) doubt.className = "bad";
-    return [d.name, d.current, d.report.period || "(no reset)", d.report.issued, d.report.voided, missing, doubt];
+    return [d.name, d.current, d.report.period || "(no reset)", d.report.issued, d.report.voided, missing, doubt, voidButton(d)];
   });
   $("#scope").hidden = c.scope !== "own";
   $("#feed-clients-refused").hidden = c.feedClients !== null;

@@ -187,7 +187,7 @@ final class DefaultContentEngine implements ContentEngine {
         }
         Set<String> copy = Set.copyOf(roles);
         return new DefaultSession(this, user, copy, objects.objectStore(user, copy), dispensers.dispensers(user, copy),
-                new DefaultEditLocks(editLocks, user), new DefaultTreeLocks(treeLocks, user));
+                new DefaultEditLocks(editLocks, user, copy), new DefaultTreeLocks(treeLocks, user));
     }
 
     @Override

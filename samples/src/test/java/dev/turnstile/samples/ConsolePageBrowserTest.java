@@ -3,6 +3,7 @@ package dev.turnstile.samples;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.LockConfig;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeFilter;
@@ -68,12 +69,15 @@ class ConsolePageBrowserTest {
     void start() {
         engine = ContentEngine.open(EngineConfig.builder()
                 .jdbcUrl("jdbc:h2:file:" + Path.of("target", "h2", "console-" + UUID.randomUUID()).toAbsolutePath() + ";AUTO_SERVER=TRUE")
-                .editLocks(EditLocksConfig.builder().type("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20)).build())
+                .editLocks(EditLocksConfig.builder().type("wiki", new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 20))
+                        // heartbeats every 2 s: the page hears of a broken lock within one interval
+                        .type("quick", new EditLockConfig(Duration.ofSeconds(6), Duration.ofHours(1), true, List.of("p", "pre"), 20)).build())
                 .changes(ChangesConfig.of(true))
                 .build());
         Map<String, Set<String>> demo = new LinkedHashMap<>();
         demo.put("operator", Set.of(DispensersConfig.DEFAULT_ADMIN_ROLE));
         demo.put("alice", Set.of());
+        demo.put("breaker", Set.of(LockConfig.DEFAULT_BREAKER_ROLE));
         users = ServerUsers.demo(demo);
         server = new TurnstileServer(engine, users).start(0);
     }
@@ -88,6 +92,10 @@ class ConsolePageBrowserTest {
     }
 
     private WebDriver open(String user) throws Exception {
+        return open(user, "/");
+    }
+
+    private WebDriver open(String user, String page) throws Exception {
         ChromeOptions options = new ChromeOptions();
         options.setBinary("/usr/bin/chromium");
         options.addArguments("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
@@ -97,7 +105,7 @@ class ConsolePageBrowserTest {
                 .usingAnyFreePort().build();
         WebDriver d = new ChromeDriver(service, options);
         d.manage().window().setSize(new Dimension(1200, 1100));
-        d.get("http://127.0.0.1:" + server.port() + "/");
+        d.get("http://127.0.0.1:" + server.port() + page);
         wait(d).until(ExpectedConditions.visibilityOfElementLocated(By.id("login-user"))).sendKeys(user);
         d.findElement(By.id("login-password")).sendKeys(users.passwords().get(user));
         d.findElement(By.id("login-button")).click();
@@ -155,8 +163,28 @@ class ConsolePageBrowserTest {
             tableShows(browser, "object-locks", cls, "bob", "review");
             tableShows(browser, "dispensers", dispenserName, "3");
             assertThat(browser.findElement(By.xpath("//table[@id='dispensers']//tr[td[1]='" + dispenserName + "']")).getText())
-                    .contains(dispenserName + " 3").as("voided 1, missing none, in doubt none").endsWith("1 none none");
+                    .contains(dispenserName + " 3").as("voided 1, missing none, in doubt none").contains(" 1 none none");
             tableShows(browser, "feed-clients", client);
+
+            // Issue 43: a dispenser admin voids an issued number from the console, confirmed with a reason.
+            By voidButton = By.xpath("//table[@id='dispensers']//tr[td[1]='" + dispenserName + "']//button[@class='void-number']");
+            wait(browser).until(x -> {
+                x.findElement(voidButton).click();
+                return true;
+            });
+            wait(browser).until(ExpectedConditions.alertIsPresent()).sendKeys("3");
+            browser.switchTo().alert().accept();
+            org.openqa.selenium.Alert why = wait(browser).until(ExpectedConditions.alertIsPresent());
+            assertThat(why.getText()).startsWith("Void " + dispenserName + " number 3?");
+            why.sendKeys("duplicate of INV-0001");
+            why.accept();
+            wait(browser).until(x -> x.findElement(By.id("message")).getText().equals("Voided " + dispenserName + " number 3."));
+            assertThat(d.register()).filteredOn(n -> n.number() == 3).singleElement().satisfies(n -> {
+                assertThat(n.voidedBy()).isEqualTo("operator");
+                assertThat(n.voidReason()).isEqualTo("duplicate of INV-0001");
+            });
+            wait(browser).until(x -> x.findElement(By.xpath("//table[@id='dispensers']//tr[td[1]='" + dispenserName + "']"))
+                    .getText().contains(" 2 none none"));
 
             // Issue 43: the refresh every two seconds kept nothing selected (every table was rebuilt).
             org.openqa.selenium.JavascriptExecutor js = (org.openqa.selenium.JavascriptExecutor) browser;
@@ -180,12 +208,76 @@ class ConsolePageBrowserTest {
                 return true;
             });
             tableShows(browser, "audit", "alice", "acquire", "granted", "wiki:" + id + "#" + article.paragraphs().get(0).id());
+            assertThat(browser.findElements(By.cssSelector("button.break-lock"))).as("no lock-breaking role, no break").isEmpty();
 
             Path shot = ((TakesScreenshot) browser).getScreenshotAs(OutputType.FILE).toPath();
             Files.copy(shot, Path.of("target", "console.png"), StandardCopyOption.REPLACE_EXISTING);
         } finally {
             tree.unlock();
             engine.changes().unregisterClient(client);
+        }
+    }
+
+    /**
+     * Issue 43: an operator with the lock-breaking role ends an abandoned edit lock from the console,
+     * after confirming with a reason (Cancel changes nothing); the holder's page hears who broke it
+     * and why at its next heartbeat and keeps the typed text; the audit trail holds the break.
+     */
+    @Test
+    void aLockBreakerBreaksAnAbandonedEditLock_withAReason_andTheHoldersPageIsToldWhoAndWhy() throws Exception {
+        String id = "abandoned-" + UUID.randomUUID().toString().substring(0, 6);
+        Article article = engine.session("setup").editLocks().createArticle("quick", id, "<p>Left open.</p><p>Other.</p>");
+        String pid = article.paragraphs().get(0).id();
+        WebDriver alice = open("alice", "/edit/quick/" + id);
+        WebDriver breaker = null;
+        try {
+            wait(alice).until(x -> {
+                x.findElement(By.cssSelector(".para[data-pid='" + pid + "'] button.edit-para")).click();
+                return true;
+            });
+            wait(alice).until(ExpectedConditions.visibilityOfElementLocated(By.id("editor")));
+            alice.findElement(By.id("editor-text")).sendKeys(" And typed.");
+
+            breaker = open("breaker");
+            tableShows(breaker, "edit-locks", "quick:" + id, "“Left open.” (" + pid + ")", "alice");
+            By breakButton = By.xpath("//table[@id='edit-locks']//tr[td[1]='quick:" + id + "']//button[@class='break-lock']");
+            WebDriver b = breaker;
+            wait(b).until(x -> {
+                x.findElement(breakButton).click();
+                return true;
+            });
+            wait(b).until(ExpectedConditions.alertIsPresent()).dismiss(); // Cancel: nothing happens
+            assertThat(engine.editLocks().status(EditResource.article("quick", id)).paragraphLocks()).singleElement()
+                    .satisfies(l -> assertThat(l.holder()).isEqualTo("alice"));
+
+            wait(b).until(x -> {
+                x.findElement(breakButton).click();
+                return true;
+            });
+            org.openqa.selenium.Alert prompt = wait(b).until(ExpectedConditions.alertIsPresent());
+            assertThat(prompt.getText()).startsWith("Break alice's edit lock on quick:" + id + ", “Left open.” (" + pid + ")?");
+            prompt.sendKeys("alice is away; the paragraph is needed");
+            prompt.accept();
+            wait(b).until(x -> x.findElement(By.id("message")).getText().equals("Broke alice's edit lock on quick:" + id
+                    + ", “Left open.” (" + pid + ")."));
+            wait(b).until(x -> !x.findElement(By.cssSelector("#edit-locks tbody")).getText().contains("quick:" + id));
+
+            wait(alice).until(x -> {
+                String text = x.findElement(By.id("message")).getText();
+                return text.contains("was broken by breaker") && text.contains(": alice is away; the paragraph is needed")
+                        && text.contains("Your text is kept below");
+            });
+            assertThat(alice.findElement(By.id("kept-text")).getText()).isEqualTo("Left open. And typed.");
+            assertThat(engine.editLocks().audit("quick:" + id + "#" + pid, 10)).anySatisfy(e -> {
+                assertThat(e.user()).isEqualTo("breaker");
+                assertThat(e.operation()).isEqualTo("break");
+                assertThat(e.detail()).endsWith("of alice: alice is away; the paragraph is needed");
+            });
+        } finally {
+            alice.quit();
+            if (breaker != null) {
+                breaker.quit();
+            }
         }
     }
 

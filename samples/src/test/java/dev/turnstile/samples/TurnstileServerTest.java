@@ -216,6 +216,32 @@ class TurnstileServerTest {
         assertThat(json(send("GET", api, null, token)).get("articleLock").isNull()).as("nothing was locked").isTrue();
     }
 
+    /** Issue 43: the console's actions over HTTP refuse a user without the role, and a body that is not exactly theirs. */
+    @Test
+    void breakingALock_andVoidingANumber_needTheirRoles_andExactlyTheirBody() throws Exception {
+        String id = "break-" + UUID.randomUUID().toString().substring(0, 8);
+        engine.session("setup").editLocks().createArticle("doc", id, "<p>one</p>");
+        String lockId = json(send("POST", "/api/articles/doc/" + id + "/locks", "{}", token)).get("locks").get(0).get("lockId").asText();
+        HttpResponse<String> typo = send("POST", "/api/locks/" + lockId + "/break", "{\"reason\": \"away\", \"resaon\": 1}", otherToken);
+        assertThat(typo.statusCode()).isEqualTo(400);
+        assertThat(json(typo).get("error").asText()).isEqualTo("the body must be {\"reason\": text}: why the lock is broken, for its"
+                + " holder and the audit trail");
+        HttpResponse<String> noRole = send("POST", "/api/locks/" + lockId + "/break", "{\"reason\": \"away\"}", otherToken);
+        assertThat(noRole.statusCode()).isEqualTo(403);
+        assertThat(json(noRole).get("error").asText()).isEqualTo("E_ACCESS_DENIED: mallory may not break edit lock " + lockId
+                + ": that needs the role lock-breaker");
+        assertThat(send("POST", "/api/locks/" + lockId + "/heartbeat", null, token).statusCode()).as("still held").isEqualTo(200);
+
+        long before = current();
+        HttpResponse<String> badVoid = send("POST", "/api/dispensers/" + dispenser + "/void", "{\"number\": \"1\", \"reason\": \"x\"}", token);
+        assertThat(badVoid.statusCode()).isEqualTo(400);
+        assertThat(json(badVoid).get("error").asText()).isEqualTo("the body must be {\"number\": the issued number, \"reason\": text}");
+        HttpResponse<String> notAdmin = send("POST", "/api/dispensers/" + dispenser + "/void", "{\"number\": 1, \"reason\": \"x\"}", token);
+        assertThat(notAdmin.statusCode()).isEqualTo(403);
+        assertThat(json(notAdmin).get("error").asText()).contains("workflow may not").contains("dispenser-admin");
+        assertThat(current()).as("nothing taken").isEqualTo(before);
+    }
+
     @Test
     void authenticationIsRequired_andAForeignTokenIsRefused() throws Exception {
         for (String bearer : new String[] {null, "not-a-token", token + "x"}) {

@@ -131,7 +131,7 @@ final class Articles {
             locks.audit.recordApart(user, "save", List.of(refused.resourceId), "refused", refused.getMessage());
             return SaveResult.refused(refused.getMessage(), html);
         } catch (EngineRuntimeException e) {
-            locks.audit.recordApart(user, "save", List.of(locks.resourceOfLock(lockId)), "refused", e.getMessage());
+            locks.audit.refusedOnLock(user, "save", lockId, e.getMessage());
             return SaveResult.refused(e.getMessage(), html);
         }
     }

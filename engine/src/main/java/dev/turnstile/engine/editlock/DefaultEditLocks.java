@@ -10,9 +10,10 @@ import dev.turnstile.api.editlock.EditStatus;
 import dev.turnstile.api.editlock.SaveResult;
 
 import java.util.List;
+import java.util.Set;
 
 /** The edit locks as one session's user sees them: every call acts as that user on the engine's one {@link EditLockService}. */
-public record DefaultEditLocks(EditLockService service, String user) implements EditLocks {
+public record DefaultEditLocks(EditLockService service, String user, Set<String> roles) implements EditLocks {
 
     @Override
     public EditLockResult tryLock(EditResource resource) {
@@ -32,6 +33,11 @@ public record DefaultEditLocks(EditLockService service, String user) implements 
     @Override
     public void unlock(String lockToken) {
         service.unlock(user, lockToken);
+    }
+
+    @Override
+    public void breakLock(String lockToken, String reason) {
+        service.breaks.breakLock(user, roles, lockToken, reason);
     }
 
     @Override

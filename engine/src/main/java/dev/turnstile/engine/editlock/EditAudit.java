@@ -46,6 +46,22 @@ final class EditAudit {
         });
     }
 
+    /** A refusal of {@code operation} on a lock id, recorded under the resource that lock is (or was last) on. */
+    void refusedOnLock(String user, String operation, String lockId, String detail) {
+        recordApart(user, operation, List.of(resourceOfLock(lockId)), "refused", detail);
+    }
+
+    /** The resource a lock id is (or was last) on; the id itself if it names none. */
+    private String resourceOfLock(String lockId) {
+        if (lockId == null || lockId.length() > 36) {
+            return lockId;
+        }
+        List<String> ids = database.inTransaction(() -> "finding the resource of edit lock " + lockId, session ->
+                session.createSelectionQuery("select l.resourceId from EditLockRecord l where l.lockId = :id", String.class)
+                        .setParameter("id", lockId).getResultList());
+        return ids.isEmpty() ? lockId : ids.get(0);
+    }
+
     /** Deletes up to 500 rows past the retention at once (for tests: the sweep runs by chance). */
     int sweep() {
         Instant now = database.now();

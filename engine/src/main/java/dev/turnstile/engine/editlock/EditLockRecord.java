@@ -31,7 +31,7 @@ public class EditLockRecord {
     @Column(name = "start_time", nullable = false)
     Instant startTime;
 
-    /** 1: held; 0: released. */
+    /** 1: held; 0: released; 2: broken ({@link EditLockBreaks}). */
     @Column(name = "state", nullable = false)
     int state;
 

@@ -49,6 +49,7 @@ public final class EditLockService {
     private final Map<String, Paragraphs> paragraphRules = new ConcurrentHashMap<>();
     final EditAudit audit;
     private final Articles articles;
+    final EditLockBreaks breaks;
 
     public EditLockService(Database database, ObjectStoreServices objects, EngineConfig config) {
         this.database = database;
@@ -56,6 +57,7 @@ public final class EditLockService {
         this.types = config.editLocks().types();
         this.audit = new EditAudit(database, config.editLocks().auditRetention());
         this.articles = new Articles(this);
+        this.breaks = new EditLockBreaks(this, database, config.locks().breakerRole());
         objects.protectClass(ARTICLE_CLASS, "edit lock service (a session's editLocks())", null);
         objects.engineStore("turnstile").defineClass(ARTICLE_CLASS, c -> c.string("ArticleType", 32)
                 .string("ArticleKey", 64).string("Html", 1_000_000));
@@ -282,20 +284,9 @@ public final class EditLockService {
                 return toLock(row, resourceOf(row.resourceId));
             });
         } catch (EngineRuntimeException e) {
-            audit.recordApart(user, operation, List.of(resourceOfLock(lockId)), "refused", e.getMessage());
+            audit.refusedOnLock(user, operation, lockId, e.getMessage());
             throw e;
         }
-    }
-
-    /** The resource a lock id is (or was last) on, for the audit trail of a refusal; the id itself if it names none. */
-    String resourceOfLock(String lockId) {
-        if (lockId == null || lockId.length() > 36) {
-            return lockId;
-        }
-        List<String> ids = database.inTransaction(() -> "finding the resource of edit lock " + lockId, session ->
-                session.createSelectionQuery("select l.resourceId from EditLockRecord l where l.lockId = :id", String.class)
-                        .setParameter("id", lockId).getResultList());
-        return ids.isEmpty() ? lockId : ids.get(0);
     }
 
     /**
@@ -306,21 +297,26 @@ public final class EditLockService {
         if (lockId == null || lockId.length() > 36) {
             throw EngineRuntimeException.badArgument("edit lock id", lockId, "a lock id as acquire returned it");
         }
-        List<EditLockRecord> rows = session.createSelectionQuery("from EditLockRecord l where l.lockId = :id", EditLockRecord.class)
-                .setParameter("id", lockId).getResultList();
-        if (rows.isEmpty()) {
+        EditLockRecord row = row(session, lockId);
+        if (row == null) {
             // Taken over (the record has a new lock id) or never issued: either way not held.
             throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, null);
         }
-        EditLockRecord row = rows.get(0);
         if (!row.userId.equals(user)) {
             throw EngineRuntimeException.of(ExceptionCode.E_ACCESS_DENIED, user + " may not use edit lock " + lockId
                     + ": it is not theirs");
         }
         if (now != null && !valid(row, now)) {
-            throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, toLock(row, resourceOf(row.resourceId)).expiresAt());
+            throw row.state == EditLockBreaks.BROKEN ? EditLockBreaks.told(session, row)
+                    : EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, toLock(row, resourceOf(row.resourceId)).expiresAt());
         }
         return row;
+    }
+
+    /** The lock's row by its id, or null: taken over (the record has a new lock id) or never issued. */
+    EditLockRecord row(StatelessSession session, String lockId) {
+        return session.createSelectionQuery("from EditLockRecord l where l.lockId = :id", EditLockRecord.class)
+                .setParameter("id", lockId).getResultList().stream().findFirst().orElse(null);
     }
 
     static EditResource resourceOf(String resourceId) {

@@ -27,6 +27,7 @@ import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.CyclicBarrier;
 import java.util.concurrent.ExecutorService;
@@ -420,6 +421,41 @@ public abstract class AbstractEditLockContractTest {
         clock.advance(Duration.ofMinutes(3));
         assertThat(locks.heldLocks(10_000)).extracting(EditLock::lockToken).doesNotContain(a.lockToken(), b.lockToken());
         assertThat(failure(() -> locks.heldLocks(0)).getMessage()).contains("heldLocks max");
+    }
+
+    /**
+     * Issue 43: an operator ends an abandoned lock. Without the lock-breaking role, or without a
+     * reason, refused and nothing changes; with both, the paragraph is free at once, the holder's
+     * next heartbeat says who broke it, when and why, and the audit trail holds the break.
+     */
+    @Test
+    void anOperatorBreaksAnAbandonedLock_theHolderIsToldWhoAndWhy_andTheAuditTrailHoldsIt() {
+        EditLock held = as(editorA).tryLock(paragraph(2)).granted().lock();
+        String id = held.lockToken();
+        EngineRuntimeException noRole = failure(() -> as(editorB).breakLock(id, "gone home"));
+        assertThat(noRole.getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
+        assertThat(noRole.getMessage()).isEqualTo("E_ACCESS_DENIED: " + editorB + " may not break edit lock " + id
+                + ": that needs the role lock-breaker");
+        EditLocks operator = engine.session("op-" + editorC, Set.of("lock-breaker")).editLocks();
+        assertThat(failure(() -> operator.breakLock(id, " ")).getMessage()).isEqualTo("E_BAD_VALUE: Bad value for reason for"
+                + " breaking edit lock " + id + ": \" \" (1 to 200 characters: why, for its holder and the audit trail)");
+        assertRefused(as(editorB).tryLock(paragraph(2)), editorA);
+
+        operator.breakLock(id, "left for the day with the paragraph open");
+        EngineRuntimeException told = failure(() -> as(editorA).heartbeat(id));
+        assertThat(told.getExceptionCode()).isEqualTo(ExceptionCode.E_LEASE_LAPSED);
+        assertThat(told.getMessage()).startsWith("E_LEASE_LAPSED: Edit lock " + id + " of " + editorA + " on "
+                + paragraph(2).resourceId() + " was broken by op-" + editorC + " at ")
+                .endsWith(": left for the day with the paragraph open");
+        assertThat(as(editorB).tryLock(paragraph(2)).isGranted()).as("free at once").isTrue();
+        assertThat(locks.audit(paragraph(2).resourceId(), 10)).anySatisfy(e -> {
+            assertThat(e.user()).isEqualTo("op-" + editorC);
+            assertThat(e.operation()).isEqualTo("break");
+            assertThat(e.outcome()).isEqualTo("ok");
+            assertThat(e.detail()).isEqualTo("lock " + id + " of " + editorA + ": left for the day with the paragraph open");
+        });
+        assertThat(failure(() -> operator.breakLock(id, "again")).getExceptionCode()).as("nothing left to break")
+                .isEqualTo(ExceptionCode.E_LEASE_LAPSED);
     }
 
     @Test

@@ -25,7 +25,7 @@ import java.util.Map;
 /**
  * The console's data, for the page at {@code /}:
  * <ul>
- *   <li>{@code GET /api/console}: who holds what — edit locks with holder and age, tree locks,
+ *   <li>{@code GET /api/console}: who holds what — edit locks with id, holder and age, tree locks,
  *       cooperative object locks — the dispensers with their current numbers and register report
  *       (for the dispenser admin role), and every change feed client's lag; a user without an
  *       operator role ({@link #OPERATOR_ROLES}) sees only the locks they hold, and no feed clients
@@ -52,6 +52,8 @@ final class ConsoleRoutes {
         java.util.function.Predicate<String> shown = holder -> operator || user.name().equals(holder);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("scope", operator ? "everyone" : "own");
+        // Whether to offer "break": the engine decides each break by the same role.
+        body.put("mayBreak", user.roles().contains(engine.config().locks().breakerRole()));
         Map<String, Map<String, String>> wordsByArticle = new java.util.HashMap<>();
         body.put("editLocks", engine.editLocks().heldLocks(MAX_ROWS).stream().filter(l -> shown.test(l.holder()))
                 .map(l -> editLock(l, now, wordsByArticle)).toList());
@@ -101,6 +103,7 @@ final class ConsoleRoutes {
 
     private Map<String, Object> editLock(EditLock l, Instant now, Map<String, Map<String, String>> wordsByArticle) {
         Map<String, Object> m = new LinkedHashMap<>();
+        m.put("lockId", l.lockToken());
         m.put("article", l.resource().article().resourceId());
         m.put("paragraph", l.resource().paragraphId());
         if (l.resource().paragraphId() != null) {

@@ -16,7 +16,8 @@ import java.util.Map;
 /**
  * The dispensers' HTTP API for workflows: {@code POST /api/dispensers/{name}/next} (a count, and an
  * {@code Idempotency-Key} a retry sends again) and {@code GET /api/dispensers/{name}}, as the
- * authenticated user.
+ * authenticated user; for the console, {@code POST /api/dispensers/{name}/void} {@code {"number",
+ * "reason"}} (the dispenser admin role), which the register keeps with who voided it and why.
  */
 final class DispenserRoutes {
     /** The header a workflow sends again with a retry: it gets the numbers first issued. */
@@ -33,6 +34,18 @@ final class DispenserRoutes {
     private Dispenser dispenser(Context ctx) {
         ServerUsers.User user = ctx.attribute(TurnstileServer.USER);
         return engine.session(user.name(), user.roles()).dispensers().get(ctx.pathParam("name"));
+    }
+
+    void voidNumber(Context ctx) {
+        JsonNode body = TurnstileServer.jsonBody(ctx);
+        if (body.size() != 2 || !body.path("number").isIntegralNumber() || !body.path("number").canConvertToLong()
+                || !body.path("reason").isTextual()) {
+            throw new TurnstileServer.BadRequest("the body must be {\"number\": the issued number, \"reason\": text}");
+        }
+        Dispenser d = dispenser(ctx);
+        long number = body.get("number").longValue();
+        d.voidNumber(number, body.get("reason").asText());
+        TurnstileServer.json(ctx, HttpStatus.OK, Map.of("dispenser", d.name(), "voided", number));
     }
 
     void next(Context ctx) {

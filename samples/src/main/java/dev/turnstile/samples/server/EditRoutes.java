@@ -29,6 +29,8 @@ import java.util.Map;
  *   <li>{@code POST /api/locks/{lockId}/heartbeat}, {@code POST /api/locks/{lockId}/release}
  *       (also by {@code navigator.sendBeacon}), {@code POST /api/locks/{lockId}/save}
  *       {@code {"html", "baseUsn"}}: 409 with the text handed back when refused
+ *   <li>{@code POST /api/locks/{lockId}/break} {@code {"reason"}}: an operator with the lock-breaking
+ *       role ends another user's lock; its holder is told at the next heartbeat
  *   <li>{@code GET /edit/{type}/{id}}: the page
  * </ul>
  */
@@ -122,6 +124,18 @@ final class EditRoutes {
     void release(Context ctx) {
         locks(ctx).unlock(lockId(ctx));
         ctx.status(HttpStatus.NO_CONTENT);
+    }
+
+    /** {@code POST /api/locks/{lockId}/break} {@code {"reason": text}}: as the request's user, with that user's roles. */
+    void breakLock(Context ctx) {
+        JsonNode body = TurnstileServer.jsonBody(ctx);
+        if (body.size() != 1 || !body.path("reason").isTextual()) {
+            throw new TurnstileServer.BadRequest("the body must be {\"reason\": text}: why the lock is broken, for its holder and the audit trail");
+        }
+        ServerUsers.User user = ctx.attribute(TurnstileServer.USER);
+        String lockId = lockId(ctx);
+        engine.session(user.name(), user.roles()).editLocks().breakLock(lockId, body.get("reason").asText());
+        TurnstileServer.json(ctx, HttpStatus.OK, Map.of("broken", lockId));
     }
 
     void save(Context ctx) {

@@ -92,6 +92,7 @@ public final class TurnstileServer implements AutoCloseable {
             config.routes.get("/api/session", this::session);
             DispenserRoutes dispensers = new DispenserRoutes(engine);
             config.routes.post("/api/dispensers/{name}/next", dispensers::next);
+            config.routes.post("/api/dispensers/{name}/void", dispensers::voidNumber);
             config.routes.get("/api/dispensers/{name}", dispensers::describe);
             config.routes.get("/api/changes/lag", this::lag);
             ConsoleRoutes console = new ConsoleRoutes(engine);
@@ -104,6 +105,7 @@ public final class TurnstileServer implements AutoCloseable {
             config.routes.post("/api/locks/{lockId}/heartbeat", edit::heartbeat);
             config.routes.post("/api/locks/{lockId}/release", edit::release);
             config.routes.post("/api/locks/{lockId}/save", edit::save);
+            config.routes.post("/api/locks/{lockId}/break", edit::breakLock);
             config.routes.exception(EngineRuntimeException.class, (e, ctx) -> error(ctx, statusOf(e), e.getMessage(),
                     e.getExceptionCode().name()));
             config.routes.exception(BadRequest.class, (e, ctx) -> error(ctx, HttpStatus.BAD_REQUEST, e.getMessage(), "BAD_REQUEST"));
