@@ -57,6 +57,37 @@ final class CounterTable {
         }
     }
 
+    /**
+     * A read-modify-write of {@code row}: its value read, then that value + 1 written, committed — a
+     * lost update unless the caller holds a lock that keeps every other such write out.
+     */
+    static void readThenWrite(Connection c, String table, int row) throws SQLException {
+        try (PreparedStatement read = c.prepareStatement("SELECT n FROM " + table + " WHERE id = ?");
+             PreparedStatement write = c.prepareStatement("UPDATE " + table + " SET n = ? WHERE id = ?")) {
+            read.setInt(1, row);
+            long n;
+            try (ResultSet rs = read.executeQuery()) {
+                rs.next();
+                n = rs.getLong(1);
+            }
+            write.setLong(1, n + 1);
+            write.setInt(2, row);
+            write.executeUpdate();
+            c.commit();
+        }
+    }
+
+    /** The value of {@code row}. */
+    long value(int row) throws SQLException {
+        try (Connection c = database.connect(); PreparedStatement read = c.prepareStatement("SELECT n FROM " + name + " WHERE id = ?")) {
+            read.setInt(1, row);
+            try (ResultSet rs = read.executeQuery()) {
+                rs.next();
+                return rs.getLong(1);
+            }
+        }
+    }
+
     private static long incrementOnce(Connection c, String table, int row) throws Exception {
         try (PreparedStatement up = c.prepareStatement("UPDATE " + table + " SET n = n + 1 WHERE id = ?");
              PreparedStatement read = c.prepareStatement("SELECT n FROM " + table + " WHERE id = ?")) {

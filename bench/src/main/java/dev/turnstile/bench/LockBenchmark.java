@@ -15,6 +15,7 @@ import picocli.CommandLine.Option;
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
+import java.sql.Connection;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -63,14 +64,24 @@ final class LockBenchmark implements Callable<Integer> {
     @Option(names = "--columns", split = ",", description = "the columns to run (default: all of FLOOR, SHEDLOCK, JDBC_LOCK_REGISTRY, TURNSTILE)")
     List<String> columns;
 
+    @Option(names = "--work", description = "inside each lock, a read-modify-write of a counter row in plain JDBC (its value read,"
+            + " then that + 1 written, committed), as users do; each cell then checks that the row counts every pair: none lost")
+    boolean work;
+
     @Option(names = "--child", hidden = true, description = "run as a child process: this column")
     String child;
+
+    @Option(names = "--work-row", hidden = true, description = "the child's counter row (with --work)")
+    int workRow;
 
     @Option(names = "--lock", hidden = true, description = "the child's lock: its name (and the Turnstile object's id)")
     String lock;
 
     /** The locks compared, on {@link #database}. */
     private LockColumns locks;
+    /** The rows {@code --work} writes inside the locks, one per cell and column. */
+    private static final String WORK_TABLE = "ts_bench_lock_work";
+    private CounterTable counters;
 
     @Override
     public Integer call() throws Exception {
@@ -80,8 +91,10 @@ final class LockBenchmark implements Callable<Integer> {
         }
         List<String> chosen = columns == null ? LockColumns.COLUMNS : columns;
         locks.createTables();
-        System.out.printf(Locale.ROOT, "locks benchmark on %s: lock+unlock pairs per second, %d s per cell after %d s of"
-                + " warm-up, median of %d rounds%n%n", database.url(), seconds, warmUp, rounds);
+        counters = work ? new CounterTable(database, WORK_TABLE) : null;
+        System.out.printf(Locale.ROOT, "locks benchmark on %s: lock+unlock pairs per second%s, %d s per cell after %d s of"
+                + " warm-up, median of %d rounds%n%n", database.url(), work ? ", a read-modify-write of a counter row inside each"
+                : "", seconds, warmUp, rounds);
         String[] cells = {"1 thread, own lock", "4 threads, one lock", "2 JVMs × 2 threads, one lock",
                 "1 thread, after a patient waiter elsewhere had it"};
         List<String> rateRows = new ArrayList<>();
@@ -148,6 +161,19 @@ final class LockBenchmark implements Callable<Integer> {
         }
     }
 
+    /** A new counter row for a cell's work, or 0 without {@code --work}. */
+    private int newWorkRow() throws Exception {
+        return work ? counters.newRow() : 0;
+    }
+
+    /** With {@code --work}: the cell's row counts every pair that ran, or the lock let two writers in. */
+    private void checkNoneLost(int row, long pairs, String what) throws Exception {
+        if (work && counters.value(row) != pairs) {
+            throw new IllegalStateException(what + ": the counter row holds " + counters.value(row) + " after " + pairs
+                    + " read-modify-writes inside the lock — updates lost, two holders at once");
+        }
+    }
+
     /**
      * One thread's cooperative-lock pairs on an object that, a moment before, another engine's
      * waiter had: refused while a third engine held it, its policy waiting 5 minutes, woken by the
@@ -179,23 +205,52 @@ final class LockBenchmark implements Callable<Integer> {
         }
     }
 
-    /** Runs pairs on {@code threads} threads for the warm-up, then for {@link #seconds}. */
+    /** Runs pairs on {@code threads} threads for the warm-up, then for {@link #seconds}; with {@code --work}, checks the count. */
     private Cell measure(LockColumns.Locks opened, String name, int threads) throws Exception {
-        List<LockColumns.Pair> pairs = new ArrayList<>();
-        for (int t = 0; t < threads; t++) {
-            pairs.add(opened.pair(name));
+        int row = newWorkRow();
+        List<Connection> connections = new ArrayList<>();
+        try {
+            List<Step> pairs = pairs(opened, name, threads, row, connections);
+            long warm = run(pairs, warmUp).nanos().length;
+            Cell measured = run(pairs, seconds);
+            checkNoneLost(row, warm + measured.nanos().length, name);
+            return measured;
+        } finally {
+            for (Connection c : connections) {
+                c.close();
+            }
         }
-        run(pairs, warmUp);
-        return run(pairs, seconds);
     }
 
-    private static Cell run(List<LockColumns.Pair> pairs, int seconds) throws Exception {
+    /** One thread's measured step: a pair, with the work inside it. */
+    private interface Step {
+        void run() throws Exception;
+    }
+
+    /** {@code threads} steps on the lock, each with its own connection for the work inside (into {@code connections}). */
+    private List<Step> pairs(LockColumns.Locks opened, String name, int threads, int row, List<Connection> connections) throws Exception {
+        List<Step> steps = new ArrayList<>();
+        for (int t = 0; t < threads; t++) {
+            LockColumns.Pair pair = opened.pair(name);
+            LockColumns.Work inside = LockColumns.Work.NONE;
+            if (work) {
+                Connection c = database.connect();
+                connections.add(c);
+                inside = () -> CounterTable.readThenWrite(c, WORK_TABLE, row);
+            }
+            LockColumns.Work chosen = inside;
+            steps.add(() -> pair.run(chosen));
+        }
+        return steps;
+    }
+
+    private static Cell run(List<Step> pairs, int seconds) throws Exception {
         ExecutorService pool = Executors.newFixedThreadPool(pairs.size());
         try {
             CountDownLatch gate = new CountDownLatch(1);
             AtomicBoolean stop = new AtomicBoolean();
             List<Future<long[]>> times = new ArrayList<>();
-            for (LockColumns.Pair pair : pairs) {
+            for (Step pair : pairs) {
                 times.add(pool.submit(() -> {
                     gate.await();
                     long[] nanos = new long[1024];
@@ -233,37 +288,51 @@ final class LockBenchmark implements Callable<Integer> {
 
     private Cell twoProcesses(String column) throws Exception {
         String name = locks.newLock(column);
+        int row = newWorkRow();
         List<List<String>> arguments = new ArrayList<>();
         for (int i = 0; i < 2; i++) {
-            arguments.add(List.of("locks", "--child", column, "--lock", name, "--seconds", "" + seconds,
+            List<String> args = new ArrayList<>(List.of("locks", "--child", column, "--lock", name, "--seconds", "" + seconds,
                     "--warm-up", "" + warmUp, "--url", database.url(i), "--user", database.user(), "--password", database.password()));
+            if (work) {
+                args.addAll(List.of("--work", "--work-row", "" + row));
+            }
+            arguments.add(args);
         }
         ChildProcesses children = new ChildProcesses(arguments);
         children.readyThenGo();
         double rate = 0;
         long[] nanos = new long[0];
+        long pairs = 0;
         for (BufferedReader out : children.outputs()) {
             rate += Double.parseDouble(ChildProcesses.expect(out, "RATE ").substring(5));
             String times = ChildProcesses.expect(out, "NANOS").substring(5).strip();
             nanos = concat(nanos, times.isEmpty() ? new long[0] : Arrays.stream(times.split(",")).mapToLong(Long::parseLong).toArray());
+            pairs += Long.parseLong(ChildProcesses.expect(out, "PAIRS ").substring(6));
         }
         children.awaitExit();
+        checkNoneLost(row, pairs, name + " (2 JVMs)");
         return new Cell(rate, nanos);
     }
 
     /** A child: warms up on its own, then measures after the parent's GO, so both processes run together. */
     private int runChild() throws Exception {
         BufferedReader stdin = new BufferedReader(new InputStreamReader(System.in, StandardCharsets.UTF_8));
+        List<Connection> connections = new ArrayList<>();
         try (LockColumns.Locks opened = locks.open(child, 2)) {
-            List<LockColumns.Pair> pairs = List.of(opened.pair(lock), opened.pair(lock));
-            run(pairs, warmUp);
+            List<Step> pairs = pairs(opened, lock, 2, workRow, connections);
+            long warm = run(pairs, warmUp).nanos().length;
             System.out.println("READY");
             System.out.flush();
             stdin.readLine();
             Cell measured = run(pairs, seconds);
             System.out.println("RATE " + measured.rate());
             System.out.println("NANOS " + String.join(",", Arrays.stream(measured.nanos()).mapToObj(Long::toString).toList()));
+            System.out.println("PAIRS " + (warm + measured.nanos().length));
             System.out.flush();
+        } finally {
+            for (Connection c : connections) {
+                c.close();
+            }
         }
         return 0;
     }

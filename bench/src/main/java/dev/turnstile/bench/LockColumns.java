@@ -49,9 +49,16 @@ final class LockColumns {
         this.database = database;
     }
 
-    /** One thread's pair: lock, then unlock, returning only once both are done. */
+    /** One thread's pair: lock, {@code inside} while holding it, then unlock, returning only once all are done. */
     interface Pair {
-        void run() throws Exception;
+        void run(Work inside) throws Exception;
+    }
+
+    /** What a pair does while it holds the lock. */
+    interface Work {
+        Work NONE = () -> { };
+
+        void run() throws SQLException;
     }
 
     /** A column's locks in one process: a pair per thread on the lock named, and what to close after. */
@@ -100,9 +107,10 @@ final class LockColumns {
                     PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(?)");
                     PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(?)");
                     long key = name.hashCode();
-                    return () -> {
+                    return inside -> {
                         lock.setLong(1, key);
                         lock.executeQuery().close();
+                        inside.run();
                         unlock.setLong(1, key);
                         unlock.executeQuery().close();
                     };
@@ -111,9 +119,10 @@ final class LockColumns {
                     c.setAutoCommit(true);
                     PreparedStatement lock = c.prepareStatement("SELECT GET_LOCK(?, 60)");
                     PreparedStatement unlock = c.prepareStatement("SELECT RELEASE_LOCK(?)");
-                    return () -> {
+                    return inside -> {
                         lock.setString(1, name);
                         lock.executeQuery().close();
+                        inside.run();
                         unlock.setString(1, name);
                         unlock.executeQuery().close();
                     };
@@ -123,9 +132,10 @@ final class LockColumns {
                 }
                 c.commit();
                 PreparedStatement lock = c.prepareStatement("SELECT name FROM ts_bench_floor_lock WHERE name = ? FOR UPDATE");
-                return () -> {
+                return inside -> {
                     lock.setString(1, name);
                     lock.executeQuery().close();
+                    inside.run();
                     c.commit();
                 };
             }
@@ -155,12 +165,16 @@ final class LockColumns {
         return new Locks() {
             @Override
             public Pair pair(String name) {
-                return () -> {
+                return inside -> {
                     while (true) {
                         Optional<SimpleLock> held = provider.lock(new LockConfiguration(Instant.now(), name,
                                 Duration.ofSeconds(30), Duration.ZERO));
                         if (held.isPresent()) {
-                            held.get().unlock();
+                            try {
+                                inside.run();
+                            } finally {
+                                held.get().unlock();
+                            }
                             return;
                         }
                         backOff();
@@ -188,10 +202,14 @@ final class LockColumns {
         return new Locks() {
             @Override
             public Pair pair(String name) {
-                return () -> {
+                return inside -> {
                     Lock l = registry.obtain(name);
                     l.lock();
-                    l.unlock();
+                    try {
+                        inside.run();
+                    } finally {
+                        l.unlock();
+                    }
                 };
             }
 
@@ -203,7 +221,7 @@ final class LockColumns {
         };
     }
 
-    /** The cooperative lock: {@link Locking#withLock} with no work, waiting by a policy like the back-off above. */
+    /** The cooperative lock: {@link Locking#withLock}, waiting by a policy like the back-off above. */
     Locks turnstile(int threads) {
         ContentEngine engine = ContentEngine.open(EngineConfig.from(database.engineConfig(threads + 1))
                 .retry(RetryPoliciesConfig.builder().policy(POLICY, RetryPolicyConfig.builder().maxAttempts(RetryPolicyConfig.MAX_ATTEMPTS)
@@ -217,7 +235,14 @@ final class LockColumns {
             public Pair pair(String id) {
                 String user = "locker-" + ProcessHandle.current().pid() + "-" + next[0]++;
                 CustomObject o = engine.session(user).objectStore().getCustomObject(CLASS_NAME, UUID.fromString(id));
-                return () -> Locking.withLock(o, 30, "bench", policy, locked -> null);
+                return inside -> Locking.withLock(o, 30, "bench", policy, locked -> {
+                    try {
+                        inside.run();
+                    } catch (SQLException e) {
+                        throw new IllegalStateException(e);
+                    }
+                    return null;
+                });
             }
 
             @Override
