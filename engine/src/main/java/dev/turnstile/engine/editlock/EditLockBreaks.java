@@ -16,7 +16,7 @@ import java.util.Set;
  * trail's entry) rather than that it lapsed; anyone may take the resource over at once.
  */
 final class EditLockBreaks {
-    /** The state of a broken lock's row: not valid (state 1), not released by its holder (state 0). */
+    /** The state of a broken lock's row: neither held (state 1) nor given up by its holder (state 0). */
     static final int BROKEN = 2;
     static final int MAX_REASON = 200;
     private static final String OPERATION = "break";
@@ -47,7 +47,9 @@ final class EditLockBreaks {
                 Instant now = database.now();
                 EditLockRecord row = service.row(session, lockId);
                 if (row == null || !service.valid(row, now)) {
-                    throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, row == null ? "anyone" : row.userId, null);
+                    throw EngineRuntimeException.of(ExceptionCode.E_LEASE_LAPSED, "Edit lock " + lockId + " is not held"
+                            + (row == null ? "" : " by " + row.userId) + ": released, lapsed, broken, taken over or never issued;"
+                            + " there is nothing to break");
                 }
                 if (!EditLockService.LEASE.guarded(row.resourceId, row.usn).set("state", BROKEN).update(session)) {
                     throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, row.userId, null); // its holder moved it on
