@@ -49,7 +49,7 @@ final class ReportCommand implements Callable<Integer> {
 
     static final List<Run> RUNS = List.of(
             new Run("objects", "Objects", "objects --db %s --ops 1000 --rounds 3"),
-            new Run("locks", "Cooperative locks", "locks --db %s --seconds 3 --warm-up 3 --rounds 1"),
+            new Run("locks", "Cooperative locks", "locks --db %s --work --seconds 3 --warm-up 1 --rounds 1"),
             new Run("dispensers", "Dispensers", "dispensers --db %s --threads 1,4,16 --rounds 1 --seconds 2 --processes 4 --process-seconds 5"),
             new Run("treelocks", "Tree locks", "treelocks --db %s --sizes 1000 --threads 1,4,16 --handovers 50 --held 100 --seconds 3"),
             new Run("changes", "Change feed", "changes --db %s --seconds 5"));
