@@ -232,16 +232,17 @@ final class LockBenchmark implements Callable<Integer> {
         List<Step> steps = new ArrayList<>();
         for (int t = 0; t < threads; t++) {
             LockColumns.Pair pair = opened.pair(name);
-            LockColumns.Work inside = LockColumns.Work.NONE;
-            if (work) {
-                Connection c = database.connect();
-                connections.add(c);
-                inside = () -> CounterTable.readThenWrite(c, WORK_TABLE, row);
-            }
-            LockColumns.Work chosen = inside;
-            steps.add(() -> pair.run(chosen));
+            LockColumns.Work inside = work ? readThenWrite(row, connections) : LockColumns.Work.NONE;
+            steps.add(() -> pair.run(inside));
         }
         return steps;
+    }
+
+    /** The work inside a lock: a read-modify-write of {@code row} on a connection of its own (added to {@code connections}). */
+    private LockColumns.Work readThenWrite(int row, List<Connection> connections) throws java.sql.SQLException {
+        Connection c = database.connect();
+        connections.add(c);
+        return () -> CounterTable.readThenWrite(c, WORK_TABLE, row);
     }
 
     private static Cell run(List<Step> pairs, int seconds) throws Exception {

@@ -283,13 +283,9 @@ public final class EngineConfig {
         }
 
         /**
-         * How long PostgreSQL or MariaDB lets a connection of the engine's own pool sit idle inside a
-         * transaction before it ends the session and rolls the transaction back
-         * (MIN_IDLE_TRANSACTION_TIMEOUT to MAX_IDLE_TRANSACTION_TIMEOUT; whole seconds on MariaDB, rounded up).
-         * The engine's transactions idle only between their statements; a process cut off or paused
-         * inside one would otherwise hold its row locks until the database noticed the lost
-         * connection — hours with the default TCP keepalive. H2 has no such limit; on a host's
-         * DataSource, the host's pool sets it (docs/configuration.md).
+         * See {@link EngineConfig#idleTransactionTimeout()} (MIN_IDLE_TRANSACTION_TIMEOUT to
+         * MAX_IDLE_TRANSACTION_TIMEOUT; whole seconds on MariaDB, rounded up). H2 has no such limit;
+         * on a host's DataSource, the host's pool sets it (docs/configuration.md).
          */
         public Builder idleTransactionTimeout(Duration idleTransactionTimeout) {
             if (!Ranges.within(idleTransactionTimeout, MIN_IDLE_TRANSACTION_TIMEOUT, MAX_IDLE_TRANSACTION_TIMEOUT)) {

@@ -113,6 +113,15 @@ class EditPageBrowserTest {
         });
     }
 
+    /** The editor's text replaced by {@code text} and saved, as the page says. */
+    private static void replaceAndSave(WebDriver d, String text) {
+        WebElement editor = d.findElement(By.id("editor-text"));
+        editor.clear();
+        editor.sendKeys(text);
+        d.findElement(By.id("save")).click();
+        message(d, "Saved");
+    }
+
     private static WebElement paragraph(WebDriver d, String pid) {
         return d.findElement(By.cssSelector(".para[data-pid='" + pid + "']"));
     }
@@ -172,11 +181,7 @@ class EditPageBrowserTest {
         bob.findElement(By.id("cancel")).click();
 
         // alice saves her paragraph: the text reaches the article and her lock is released.
-        WebElement text = alice.findElement(By.id("editor-text"));
-        text.clear();
-        text.sendKeys("Shanghai is the largest city.");
-        alice.findElement(By.id("save")).click();
-        message(alice, "Saved");
+        replaceAndSave(alice, "Shanghai is the largest city.");
         assertThat(engine.editLocks().article(EditResource.article("wiki", id)).html()).contains("Shanghai is the largest city.");
         wait(bob).until(d -> !paragraph(d, p2).getAttribute("class").contains("locked-other"));
     }
@@ -233,11 +238,7 @@ class EditPageBrowserTest {
         first.sendKeys(" city");
         bob.findElement(By.id("save")).click();
         message(bob, "Saved");
-        WebElement text = alice.findElement(By.id("editor-text"));
-        text.clear();
-        text.sendKeys("Shanghai is the largest city.");
-        alice.findElement(By.id("save")).click();
-        message(alice, "Saved");
+        replaceAndSave(alice, "Shanghai is the largest city.");
         Article end = engine.editLocks().article(resource);
         assertThat(end.paragraphs()).extracting(p -> p.id()).startsWith(p1, p2);
         assertThat(end.paragraphs().get(0).html()).contains("city").contains("<b>");
@@ -278,11 +279,7 @@ class EditPageBrowserTest {
         first.click();
         first.sendKeys(Keys.END, " Bob was here.");
 
-        WebElement text = alice.findElement(By.id("editor-text"));
-        text.clear();
-        text.sendKeys("Shanghai is the largest city.");
-        alice.findElement(By.id("save")).click();
-        message(alice, "Saved");
+        replaceAndSave(alice, "Shanghai is the largest city.");
 
         bob.findElement(By.id("save")).click();
         message(bob, "Not saved", "changed since you loaded it", "brought up to date");
@@ -337,11 +334,7 @@ class EditPageBrowserTest {
         wait(alice).until(d -> paragraph(d, p1).getText().contains("北京是中国的首都。"));
         clickEdit(alice, p1);
         wait(alice).until(ExpectedConditions.visibilityOfElementLocated(By.id("editor")));
-        WebElement text = alice.findElement(By.id("editor-text"));
-        text.clear();
-        text.sendKeys("北京，中国的首都。");
-        alice.findElement(By.id("save")).click();
-        message(alice, "Saved");
+        replaceAndSave(alice, "北京，中国的首都。");
         assertThat(engine.editLocks().article(EditResource.article("wiki", id)).paragraphs().get(0).html()).contains("北京，中国的首都。");
         assertThat(engine.editLocks().status(EditResource.article("wiki", id)).paragraphLocks()).isEmpty();
     }

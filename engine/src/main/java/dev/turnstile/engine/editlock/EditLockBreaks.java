@@ -54,7 +54,7 @@ final class EditLockBreaks {
                 if (!EditLockService.LEASE.guarded(row.resourceId, row.usn).set("state", BROKEN).update(session)) {
                     throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, row.userId, null); // its holder moved it on
                 }
-                service.audit.record(session, now, user, OPERATION, List.of(row.resourceId), "ok", detail(lockId, row.userId, reason));
+                service.audit.record(session, now, user, OPERATION, List.of(row.resourceId), "ok", detailPrefix(lockId, row.userId) + reason);
                 return null;
             });
         } catch (EngineRuntimeException e) {
@@ -63,8 +63,9 @@ final class EditLockBreaks {
         }
     }
 
-    private static String detail(String lockId, String holder, String reason) {
-        return "lock " + lockId + " of " + holder + ": " + reason;
+    /** The audit entry's detail before the reason: the lock it broke, so its holder's next call finds it. */
+    private static String detailPrefix(String lockId, String holder) {
+        return "lock " + lockId + " of " + holder + ": ";
     }
 
     /** What the holder of the broken lock {@code row} is told: who broke it, when and why. */
@@ -72,7 +73,7 @@ final class EditLockBreaks {
         List<EditAuditRecord> entries = session.createSelectionQuery("from EditAuditRecord a where a.resourceId = :r"
                         + " and a.operation = :op and a.outcome = 'ok' order by a.id desc", EditAuditRecord.class)
                 .setParameter("r", row.resourceId).setParameter("op", OPERATION).setMaxResults(1).getResultList();
-        String prefix = "lock " + row.lockId + " of " + row.userId + ": ";
+        String prefix = detailPrefix(row.lockId, row.userId);
         if (entries.isEmpty() || entries.get(0).detail == null || !entries.get(0).detail.startsWith(prefix)) {
             return EngineRuntimeException.leaseLapsed("Edit lock", row.lockId, row.userId, null);
         }

@@ -69,12 +69,19 @@ abstract class AbstractNetworkPartitionIT {
         return all;
     }
 
+    /** A new object of a class of its own, saved: what a test locks. */
+    private CustomObject newObject(String prefix) {
+        String cls = prefix + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
+        os.defineClass(cls, c -> c.integer32("Counter"));
+        CustomObject o = os.createCustomObject(cls);
+        o.save(RefreshMode.REFRESH);
+        return o;
+    }
+
     @Test
     void aHolderCutOff_whoseLockAnotherTakes_writesAfterTheHeal_andNothingOfItLands() throws Exception {
-        String cls = "CutOff" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-        os.defineClass(cls, c -> c.integer32("Counter"));
-        CustomObject created = os.createCustomObject(cls);
-        created.save(RefreshMode.REFRESH);
+        CustomObject created = newObject("CutOff");
+        String cls = created.getClassName();
         UUID id = created.getId();
         try (NetworkPartition net = new NetworkPartition(config().jdbcUrl());
              ChildJvm cutOff = ChildJvm.startIn(net.command(), LockWorker.class,
@@ -112,7 +119,7 @@ abstract class AbstractNetworkPartitionIT {
         List<String> lines;
         try (NetworkPartition net = new NetworkPartition(config().jdbcUrl());
              ChildJvm cutOff = ChildJvm.startIn(net.command(), NumberingWorker.class, args(net, name, "4", "PT2S").toArray(String[]::new))) {
-            awaitNumbers(cutOff, 20);
+            NumberingWorker.awaitNumbers(cutOff, 20, STARTUP);
             net.cut();
             try {
                 // The others go on: the cut-off node holds no row they need (on MariaDB, a take
@@ -125,12 +132,12 @@ abstract class AbstractNetworkPartitionIT {
             } finally {
                 net.heal();
             }
-            awaitNumbers(cutOff, numbers(cutOff.lines()).size() + 20); // it resumes
+            NumberingWorker.awaitNumbers(cutOff, NumberingWorker.numbers(cutOff.lines()).size() + 20, STARTUP); // it resumes
             cutOff.send("STOP");
             cutOff.awaitLine("STOPPED"::equals, STARTUP);
             lines = cutOff.lines();
         }
-        List<Long> childs = numbers(lines);
+        List<Long> childs = NumberingWorker.numbers(lines);
         Set<Long> all = new HashSet<>(childs);
         all.addAll(parents);
         assertThat(all).as("no number issued twice (the cut-off node's %d, the parent's %d)", childs.size(), parents.size())
@@ -147,10 +154,8 @@ abstract class AbstractNetworkPartitionIT {
      */
     @Test
     void aTransactionLeftIdleOnTheEnginesPool_isEndedByTheDatabase_andAnotherNodesWriteGoesThrough() throws Exception {
-        String cls = "Idle" + UUID.randomUUID().toString().replace("-", "").substring(0, 10);
-        os.defineClass(cls, c -> c.integer32("Counter"));
-        CustomObject o = os.createCustomObject(cls);
-        o.save(RefreshMode.REFRESH);
+        CustomObject o = newObject("Idle");
+        String cls = o.getClassName();
         try (ContentEngine node = ContentEngine.open(EngineConfig.from(config()).idleTransactionTimeout(Duration.ofSeconds(1)).build());
              Connection idle = EngineInternals.database(node).dataSource().getConnection()) {
             idle.setAutoCommit(false);
@@ -165,11 +170,4 @@ abstract class AbstractNetworkPartitionIT {
         assertThat(os.fetchCustomObject(cls, o.getId(), PropertyFilter.ALL).getProperties().getInteger32Value("Counter")).isEqualTo(5);
     }
 
-    private static List<Long> numbers(List<String> lines) {
-        return lines.stream().filter(l -> l.startsWith("N ")).map(l -> Long.parseLong(l.substring(2))).toList();
-    }
-
-    private static void awaitNumbers(ChildJvm child, int count) {
-        org.awaitility.Awaitility.await().atMost(STARTUP).until(() -> numbers(child.lines()).size() >= count);
-    }
 }

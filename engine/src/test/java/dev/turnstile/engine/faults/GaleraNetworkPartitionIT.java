@@ -78,7 +78,7 @@ class GaleraNetworkPartitionIT {
         int atHeal;
         try (ChildJvm cutOff = ChildJvm.startIn(List.of("ip", "netns", "exec", "tsgalera"), NumberingWorker.class,
                 NODE_3_INSIDE, "root", "", name, "4", "PT2S")) {
-            awaitNumbers(cutOff, 20);
+            NumberingWorker.awaitNumbers(cutOff, 20, STARTUP);
             galera("cut");
             atCut = cutOff.lines().size();
             try {
@@ -97,23 +97,23 @@ class GaleraNetworkPartitionIT {
                 atHeal = cutOff.lines().size();
             }
             Awaitility.await().atMost(STARTUP).until(() -> clusterSize(NODE_1) == 3);
-            awaitNumbers(cutOff, numbers(cutOff.lines()).size() + 20); // it resumes
+            NumberingWorker.awaitNumbers(cutOff, NumberingWorker.numbers(cutOff.lines()).size() + 20, STARTUP); // it resumes
             cutOff.send("STOP");
             cutOff.awaitLine("STOPPED"::equals, STARTUP);
             lines = cutOff.lines();
         }
-        List<Long> cutOffs = numbers(lines);
+        List<Long> cutOffs = NumberingWorker.numbers(lines);
         Set<Long> all = new HashSet<>(cutOffs);
         all.addAll(majority);
         assertThat(all).as("no number issued twice (node 3's application %d, the majority's %d)", cutOffs.size(), majority.size())
                 .hasSize(cutOffs.size() + majority.size());
         long firstOfMajority = majority.stream().mapToLong(Long::longValue).min().orElseThrow();
         long lastOfMajority = majority.stream().mapToLong(Long::longValue).max().orElseThrow();
-        assertThat(numbers(lines.subList(atCut, atHeal))).as("node 3's application issued nothing while cut off (only answers from before)")
+        assertThat(NumberingWorker.numbers(lines.subList(atCut, atHeal))).as("node 3's application issued nothing while cut off (only answers from before)")
                 .allMatch(n -> n < firstOfMajority);
-        assertThat(numbers(lines.subList(atHeal, lines.size()))).as("after the heal, it goes on above the majority's")
+        assertThat(NumberingWorker.numbers(lines.subList(atHeal, lines.size()))).as("after the heal, it goes on above the majority's")
                 .isNotEmpty().allMatch(n -> n < firstOfMajority || n > lastOfMajority);
-        assertThat(numbers(lines.subList(atHeal, lines.size())).stream().filter(n -> n > lastOfMajority)).hasSizeGreaterThanOrEqualTo(20);
+        assertThat(NumberingWorker.numbers(lines.subList(atHeal, lines.size())).stream().filter(n -> n > lastOfMajority)).hasSizeGreaterThanOrEqualTo(20);
     }
 
     private static int clusterSize(String url) throws SQLException {
@@ -133,11 +133,4 @@ class GaleraNetworkPartitionIT {
         }
     }
 
-    private static List<Long> numbers(List<String> lines) {
-        return lines.stream().filter(l -> l.startsWith("N ")).map(l -> Long.parseLong(l.substring(2))).toList();
-    }
-
-    private static void awaitNumbers(ChildJvm child, int count) {
-        Awaitility.await().atMost(STARTUP).until(() -> numbers(child.lines()).size() >= count);
-    }
 }

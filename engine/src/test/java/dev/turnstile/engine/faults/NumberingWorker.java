@@ -4,6 +4,8 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.dispenser.Dispenser;
+import dev.turnstile.engine.ChildJvm;
+import org.awaitility.Awaitility;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -19,6 +21,16 @@ import java.util.List;
  * DISPENSER THREADS IDLE_TRANSACTION_TIMEOUT.
  */
 public final class NumberingWorker {
+    /** The numbers a worker printed, in the order its lines came. */
+    static List<Long> numbers(List<String> lines) {
+        return lines.stream().filter(l -> l.startsWith("N ")).map(l -> Long.parseLong(l.substring(2))).toList();
+    }
+
+    /** Waits until {@code worker} has printed at least {@code count} numbers. */
+    static void awaitNumbers(ChildJvm worker, int count, Duration atMost) {
+        Awaitility.await().atMost(atMost).until(() -> numbers(worker.lines()).size() >= count);
+    }
+
     public static void main(String[] args) throws Exception {
         EngineConfig config = EngineConfig.builder().jdbcUrl(args[0]).username(args[1]).password(args[2]).maxPoolSize(4)
                 .idleTransactionTimeout(Duration.parse(args[5])).build();

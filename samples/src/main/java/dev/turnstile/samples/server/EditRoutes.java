@@ -41,14 +41,10 @@ final class EditRoutes {
         this.engine = engine;
     }
 
-    /** The edit locks as the request's authenticated user: every lock, heartbeat and save is that user's. */
+    /** The edit locks as the request's authenticated user, with that user's roles: every lock, heartbeat, save and break is theirs. */
     private EditLocks locks(Context ctx) {
-        return engine.session(user(ctx)).editLocks();
-    }
-
-    static String user(Context ctx) {
         ServerUsers.User user = ctx.attribute(TurnstileServer.USER);
-        return user.name();
+        return engine.session(user.name(), user.roles()).editLocks();
     }
 
     private static EditResource resource(Context ctx) {
@@ -126,15 +122,14 @@ final class EditRoutes {
         ctx.status(HttpStatus.NO_CONTENT);
     }
 
-    /** {@code POST /api/locks/{lockId}/break} {@code {"reason": text}}: as the request's user, with that user's roles. */
+    /** {@code POST /api/locks/{lockId}/break} {@code {"reason": text}}: the lock-breaking role decides. */
     void breakLock(Context ctx) {
         JsonNode body = TurnstileServer.jsonBody(ctx);
         if (body.size() != 1 || !body.path("reason").isTextual()) {
             throw new TurnstileServer.BadRequest("the body must be {\"reason\": text}: why the lock is broken, for its holder and the audit trail");
         }
-        ServerUsers.User user = ctx.attribute(TurnstileServer.USER);
         String lockId = lockId(ctx);
-        engine.session(user.name(), user.roles()).editLocks().breakLock(lockId, body.get("reason").asText());
+        locks(ctx).breakLock(lockId, body.get("reason").asText());
         TurnstileServer.json(ctx, HttpStatus.OK, Map.of("broken", lockId));
     }
 
