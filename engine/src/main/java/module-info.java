@@ -32,6 +32,7 @@ module dev.turnstile.engine {
     opens dev.turnstile.engine.treelock to org.hibernate.orm.core, tools.jackson.databind;
     opens dev.turnstile.engine.changes to org.hibernate.orm.core, tools.jackson.databind;
     opens dev.turnstile.engine.editlock to org.hibernate.orm.core;
+    opens dev.turnstile.engine.breaks to org.hibernate.orm.core;
     opens dev.turnstile.engine.config to tools.jackson.databind;
     // Flyway makes the engine's quiet logger from its class name (Migrations.QuietLog).
     exports dev.turnstile.engine.db to flyway.core;

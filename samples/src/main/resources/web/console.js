@@ -61,17 +61,20 @@ function auditButton(resource) {
   return b;
 }
 
-/** For an operator with the lock-breaking role: ends an abandoned edit lock, once confirmed with a reason. */
-function breakButton(l, where) {
+/**
+ * For an operator with the lock-breaking role: ends an abandoned lock (an edit, tree or cooperative
+ * lock), once confirmed with a reason; {@code told} says when its holder learns of it.
+ */
+function breakButton(kind, holder, where, told, path, body = {}) {
   const b = document.createElement("button");
   b.className = "break-lock";
   b.textContent = "break…";
   b.onclick = async () => {
-    const reason = prompt(`Break ${l.user}'s edit lock on ${where}? ${l.user} loses it at once and is told who broke it`
-      + " and why at the next heartbeat. Why:");
+    const reason = prompt(`Break ${holder}'s ${kind} on ${where}? ${holder} loses it at once and is told who broke it`
+      + ` and why ${told}. Why:`);
     if (reason === null) return; // cancelled: nothing happens
-    const r = await call("POST", `/api/locks/${encodeURIComponent(l.lockId)}/break`, { reason });
-    say(r.status === 200 ? `Broke ${l.user}'s edit lock on ${where}.` : r.data.error);
+    const r = await call("POST", path, { ...body, reason });
+    say(r.status === 200 ? `Broke ${holder}'s ${kind} on ${where}.` : r.data.error);
     await refresh();
   };
   return b;
@@ -109,10 +112,17 @@ async function refresh() {
     const paragraph = !l.paragraph ? "(whole article)" : l.paragraphWords ? `“${l.paragraphWords}” (${l.paragraph})` : l.paragraph;
     const resource = l.paragraph ? `${l.article}#${l.paragraph}` : l.article;
     return [link, paragraph, l.user, age(l.ageSeconds), when(l.expiresAt), auditButton(resource),
-            c.mayBreak ? breakButton(l, l.paragraph ? `${l.article}, ${paragraph}` : l.article) : ""];
+            c.mayBreak ? breakButton("edit lock", l.user, l.paragraph ? `${l.article}, ${paragraph}` : l.article,
+              "at the next heartbeat", `/api/locks/${encodeURIComponent(l.lockId)}/break`) : ""];
   });
-  fill("tree-locks", c.treeLocks, t => [t.owner, t.nodes.join(", "), when(t.since), t.lapsed ? `${when(t.until)} (lapsed)` : when(t.until)]);
-  fill("object-locks", c.objectLocks, o => [o.object, o.holder, o.owner, when(o.expiresAt)]);
+  fill("tree-locks", c.treeLocks, t => [t.owner, t.nodes.join(", "), when(t.since), t.lapsed ? `${when(t.until)} (lapsed)` : when(t.until),
+    c.mayBreak && !t.lapsed ? breakButton("tree lock", t.owner, t.nodes.join(", "), "at the next heartbeat",
+      `/api/tree-locks/${encodeURIComponent(t.lockToken)}/break`) : ""]);
+  fill("object-locks", c.objectLocks, o => [o.object, o.holder, o.owner, when(o.expiresAt),
+    c.mayBreak ? breakButton("cooperative lock", o.holder, o.object, "at the next save",
+      `/api/objects/${encodeURIComponent(o.className)}/${encodeURIComponent(o.id)}/lock/break`, { lockToken: o.lockToken }) : ""]);
+  $("#lock-breaks-section").hidden = !c.mayBreak && c.lockBreaks.length === 0;
+  fill("lock-breaks", c.lockBreaks, b => [when(b.brokenAt), b.kind, b.holder, b.lockedWhat, b.brokenBy, b.reason]);
   $("#dispensers-refused").hidden = c.dispensers !== null;
   $("#dispensers-refused").textContent = c.dispensersRefused || "";
   fill("dispensers", c.dispensers || [], d => {

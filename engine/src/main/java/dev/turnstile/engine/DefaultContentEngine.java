@@ -5,6 +5,7 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.LockBreak;
 import dev.turnstile.api.LockStatistics;
 import dev.turnstile.api.Session;
 import dev.turnstile.api.changes.ChangeFeed;
@@ -12,6 +13,7 @@ import dev.turnstile.api.retry.RetryExhaustedException;
 import dev.turnstile.api.retry.RetryPolicies;
 import dev.turnstile.api.retry.RetryPolicy;
 import dev.turnstile.api.retry.RetryPolicyConfig;
+import dev.turnstile.engine.breaks.LockBreaks;
 import dev.turnstile.engine.changes.DefaultChangeFeed;
 import dev.turnstile.engine.config.EngineConfigFile;
 import dev.turnstile.engine.retry.PolicyRead;
@@ -44,6 +46,7 @@ final class DefaultContentEngine implements ContentEngine {
     private final EngineConfig config;
     private final Database database;
     private final CooperativeLocks locks;
+    private final LockBreaks breaks;
     private final ObjectStoreServices objects;
     private final DefaultRetryPolicies retryPolicies;
     private final PolicyFileWatch policyWatch;
@@ -163,14 +166,16 @@ final class DefaultContentEngine implements ContentEngine {
         entities.addAll(TreeLockService.ENTITIES);
         entities.addAll(DefaultChangeFeed.ENTITIES);
         entities.addAll(EditLockService.ENTITIES);
+        entities.addAll(LockBreaks.ENTITIES);
         this.database = new Database(config, entities);
         try {
+            this.breaks = new LockBreaks(database, config.locks().breakerRole());
             this.locks = new CooperativeLocks(database, config.locks().handOver());
-            this.objects = new ObjectStoreServices(database, config.locks().breakerRole(), locks);
+            this.objects = new ObjectStoreServices(database, breaks, locks);
             this.dispensers = new DispenserServices(objects, database, retryPolicies, config.dispensers());
-            this.treeLocks = new TreeLockService(database, retryPolicies, config);
+            this.treeLocks = new TreeLockService(database, retryPolicies, breaks, config);
             this.changes = new DefaultChangeFeed(database, objects, config.changes().enabled());
-            this.editLocks = new EditLockService(database, objects, config);
+            this.editLocks = new EditLockService(database, objects, breaks, config);
             this.policyWatch = config.retry().reloadWatch() ? new PolicyFileWatch(retryPolicies, config.retry().policyFile() == null
                     ? List.of(Path.of(config.source())) : List.of(Path.of(config.source()), Path.of(config.retry().policyFile()))) : null;
         } catch (RuntimeException e) {
@@ -187,7 +192,12 @@ final class DefaultContentEngine implements ContentEngine {
         }
         Set<String> copy = Set.copyOf(roles);
         return new DefaultSession(this, user, copy, objects.objectStore(user, copy), dispensers.dispensers(user, copy),
-                new DefaultEditLocks(editLocks, user, copy), new DefaultTreeLocks(treeLocks, user));
+                new DefaultEditLocks(editLocks, user, copy), new DefaultTreeLocks(treeLocks, user, copy));
+    }
+
+    @Override
+    public List<LockBreak> lockBreaks(int max) {
+        return breaks.recent(max);
     }
 
     @Override

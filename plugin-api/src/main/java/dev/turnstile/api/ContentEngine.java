@@ -101,6 +101,9 @@ public interface ContentEngine extends AutoCloseable {
     /** The change feed of this engine's object store. */
     ChangeFeed changes();
 
+    /** The latest {@code max} (1 to 10,000) locks of any kind an operator broke, newest first: who, when, why. */
+    java.util.List<LockBreak> lockBreaks(int max);
+
     /** The named retry policies of the configuration, and {@value RetryPolicies#DEFAULT}. */
     RetryPolicies retryPolicies();
 

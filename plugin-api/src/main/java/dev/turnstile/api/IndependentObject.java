@@ -105,6 +105,16 @@ public interface IndependentObject {
      */
     void unlock();
 
+    /**
+     * Breaks another user's lock at the next save — an abandoned one — as a session with the
+     * lock-breaking role ({@code E_ACCESS_DENIED} at once without it), saying why (1 to 200
+     * characters, {@code E_BAD_VALUE} at once otherwise): an {@link #unlock} of the lock this
+     * instance shows, recorded with the save as a {@link LockBreak}. The holder's next save or unlock
+     * through an instance that shows the lock is refused, as after any change, naming who broke it,
+     * when and why. Refused as {@link #unlock} is when the object no longer carries that lock.
+     */
+    void breakLock(String reason);
+
     /** Whether the object, as last read or saved, holds a lock that has not expired by the engine's clock. */
     boolean isLocked();
 

@@ -10,7 +10,8 @@ import java.util.UUID;
  * @param id the locked object's id
  * @param holder the user holding the lock
  * @param owner the lock's LockOwner text, informational
+ * @param lockToken the lock's token, which {@link IndependentObject#getLockToken()} shows and a break names
  * @param expiresAt when the lock expires (DateLastModified + LockTimeout)
  */
-public record ObjectLockInfo(String className, UUID id, String holder, String owner, Instant expiresAt) {
+public record ObjectLockInfo(String className, UUID id, String holder, String owner, UUID lockToken, Instant expiresAt) {
 }

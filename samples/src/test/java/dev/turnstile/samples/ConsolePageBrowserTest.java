@@ -50,6 +50,7 @@ import java.util.UUID;
 import org.junit.jupiter.api.Tag;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowable;
 
 /**
  * The console at {@code /} in headless Chromium: an operator sees who holds what (edit, tree and
@@ -279,6 +280,64 @@ class ConsolePageBrowserTest {
                 breaker.quit();
             }
         }
+    }
+
+    /**
+     * Issue 43: from the console a lock breaker breaks a hung job's tree lock and an abandoned
+     * cooperative lock, each confirmed with a reason; the holders are told at their next heartbeat or
+     * save, and the page lists the breaks.
+     */
+    @Test
+    void aLockBreakerBreaksATreeLockAndACooperativeLock_andThePageListsTheBreaks() throws Exception {
+        String unique = UUID.randomUUID().toString().substring(0, 6);
+        TreeLockHandle tree = engine.session("nightly").treeLocks()
+                .tryLock(TreeLockRequest.exclusive(TreePath.root("plant", "hung-" + unique))).orElseThrow();
+        String cls = "Page" + unique;
+        ObjectStore importer = engine.session("importer").objectStore();
+        importer.defineClass(cls, c -> c.integer32("Counter"));
+        CustomObject o = importer.createCustomObject(cls);
+        o.lock(3600, "import " + unique);
+        o.save(RefreshMode.REFRESH);
+        WebDriver breaker = open("breaker");
+        try {
+            tableShows(breaker, "tree-locks", "hung-" + unique);
+            breakFromThePage(breaker, "//table[@id='tree-locks']//tr[contains(td[2], 'hung-" + unique + "')]//button[@class='break-lock']",
+                    "Break nightly's tree lock on ", "the job hung at midnight", "Broke nightly's tree lock on ");
+            assertThat(catchThrowable(tree::heartbeat)).hasMessageContaining("was broken by breaker at ")
+                    .hasMessageEndingWith(": the job hung at midnight");
+
+            tableShows(breaker, "object-locks", o.getId().toString());
+            breakFromThePage(breaker, "//table[@id='object-locks']//tr[contains(td[1], '" + o.getId() + "')]//button[@class='break-lock']",
+                    "Break importer's cooperative lock on " + cls + " {" + o.getId() + "}?", "the import crashed",
+                    "Broke importer's cooperative lock on " + cls + " {" + o.getId() + "}.");
+            o.getProperties().putValue("Counter", 1);
+            assertThat(catchThrowable(() -> o.save(RefreshMode.REFRESH))).hasMessageContaining("was broken by breaker at ")
+                    .hasMessageEndingWith(": the import crashed");
+            tableShows(breaker, "lock-breaks", "Tree lock", "nightly", "the job hung at midnight", "Cooperative lock", "importer",
+                    cls + " {" + o.getId() + "}", "the import crashed");
+        } finally {
+            breaker.quit();
+        }
+    }
+
+    /** Clicks the break button at {@code button}, cancels once (nothing happens), then confirms with {@code reason}. */
+    private static void breakFromThePage(WebDriver d, String button, String asked, String reason, String said) {
+        wait(d).until(x -> {
+            x.findElement(By.xpath(button)).click();
+            return true;
+        });
+        wait(d).until(ExpectedConditions.alertIsPresent()).dismiss();
+        assertThat(d.findElements(By.xpath(button))).as("Cancel breaks nothing").isNotEmpty();
+        wait(d).until(x -> {
+            x.findElement(By.xpath(button)).click();
+            return true;
+        });
+        org.openqa.selenium.Alert prompt = wait(d).until(ExpectedConditions.alertIsPresent());
+        assertThat(prompt.getText()).startsWith(asked);
+        prompt.sendKeys(reason);
+        prompt.accept();
+        wait(d).until(x -> x.findElement(By.id("message")).getText().startsWith(said));
+        wait(d).until(x -> x.findElements(By.xpath(button)).isEmpty());
     }
 
     @Test

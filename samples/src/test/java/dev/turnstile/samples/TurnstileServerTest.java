@@ -3,10 +3,19 @@ package dev.turnstile.samples;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import dev.turnstile.api.ContentEngine;
+import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineConfig;
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.LockConfig;
+import dev.turnstile.api.ObjectStore;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangesConfig;
 import dev.turnstile.api.dispenser.DispenserConfig;
 import dev.turnstile.api.dispenser.DispensersConfig;
+import dev.turnstile.api.treelock.TreeLockHandle;
+import dev.turnstile.api.treelock.TreeLockRequest;
+import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.samples.server.ServerUsers;
 import dev.turnstile.samples.server.TurnstileServer;
 import org.junit.jupiter.api.AfterAll;
@@ -32,6 +41,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /** The HTTP API for workflows, over a real socket on localhost. */
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
@@ -42,6 +52,7 @@ class TurnstileServerTest {
     private TurnstileServer server;
     private String token;
     private String otherToken;
+    private String operatorToken;
 
     private static String tokenOf(ServerUsers users, String name) {
         return users.demoTokens().entrySet().stream().filter(e -> e.getValue().name().equals(name)).findFirst().orElseThrow().getKey();
@@ -60,9 +71,11 @@ class TurnstileServerTest {
         Map<String, Set<String>> demo = new java.util.LinkedHashMap<>();
         demo.put("workflow", Set.of());
         demo.put("mallory", Set.of());
+        demo.put("olivia", Set.of(LockConfig.DEFAULT_BREAKER_ROLE));
         ServerUsers users = ServerUsers.demo(demo);
         token = tokenOf(users, "workflow");
         otherToken = tokenOf(users, "mallory");
+        operatorToken = tokenOf(users, "olivia");
         server = new TurnstileServer(engine, users).start(0);
     }
 
@@ -240,6 +253,68 @@ class TurnstileServerTest {
         assertThat(notAdmin.statusCode()).isEqualTo(403);
         assertThat(json(notAdmin).get("error").asText()).contains("workflow may not").contains("dispenser-admin");
         assertThat(current()).as("nothing taken").isEqualTo(before);
+    }
+
+    /** Issue 43: tree and cooperative locks are broken with a reason by the lock-breaking role, and only the lock shown. */
+    @Test
+    void breakingATreeLockAndACooperativeLock_needsTheRoleAndExactlyTheirBody_andBreaksOnlyTheLockShown() throws Exception {
+        String unique = UUID.randomUUID().toString().substring(0, 8);
+        TreeLockHandle tree = engine.session("alice").treeLocks()
+                .tryLock(TreeLockRequest.exclusive(TreePath.root("site", "srv-" + unique))).orElseThrow();
+        String treeBreak = "/api/tree-locks/" + tree.lockToken() + "/break";
+        HttpResponse<String> typo = send("POST", treeBreak, "{\"why\": \"stuck\"}", operatorToken);
+        assertThat(typo.statusCode()).isEqualTo(400);
+        assertThat(json(typo).get("error").asText())
+                .isEqualTo("the body must be {\"reason\": text}: why the lock is broken, for its holder and the audit trail");
+        HttpResponse<String> noRole = send("POST", treeBreak, "{\"reason\": \"stuck\"}", otherToken);
+        assertThat(noRole.statusCode()).isEqualTo(403);
+        assertThat(json(noRole).get("error").asText()).isEqualTo("E_ACCESS_DENIED: mallory may not break tree lock " + tree.lockToken()
+                + ": that needs the role lock-breaker");
+        tree.heartbeat(); // still held
+        HttpResponse<String> broken = send("POST", treeBreak, "{\"reason\": \"the job hung\"}", operatorToken);
+        assertThat(broken.statusCode()).isEqualTo(200);
+        assertThat(json(broken).get("broken").asText()).isEqualTo(tree.lockToken());
+        assertThat(failure(tree::heartbeat).getMessage()).contains(" was broken by olivia at ").endsWith(": the job hung");
+        assertThat(send("POST", treeBreak, "{\"reason\": \"again\"}", operatorToken).statusCode()).as("nothing left").isEqualTo(410);
+
+        String cls = "Srv" + unique;
+        ObjectStore alice = engine.session("alice").objectStore();
+        alice.defineClass(cls, c -> c.integer32("Counter"));
+        CustomObject o = alice.createCustomObject(cls);
+        o.lock(600, "import");
+        o.save(RefreshMode.REFRESH);
+        String objectBreak = "/api/objects/" + cls + "/" + o.getId() + "/lock/break";
+        HttpResponse<String> missing = send("POST", objectBreak, "{\"reason\": \"x\"}", operatorToken);
+        assertThat(missing.statusCode()).isEqualTo(400);
+        assertThat(json(missing).get("error").asText()).isEqualTo("the body must be {\"lockToken\": text, \"reason\": text}: why the lock"
+                + " is broken, for its holder and the audit trail");
+        HttpResponse<String> badId = send("POST", "/api/objects/" + cls + "/nope/lock/break",
+                "{\"lockToken\": \"" + o.getLockToken() + "\", \"reason\": \"x\"}", operatorToken);
+        assertThat(badId.statusCode()).isEqualTo(400);
+        assertThat(json(badId).get("error").asText()).isEqualTo("object id nope is not an id: the console names each object and lock by one");
+        UUID other = UUID.randomUUID();
+        HttpResponse<String> notThat = send("POST", objectBreak, "{\"lockToken\": \"" + other + "\", \"reason\": \"x\"}", operatorToken);
+        assertThat(notThat.statusCode()).isEqualTo(409);
+        assertThat(json(notThat).get("error").asText()).startsWith("E_OBJECT_NOT_LOCKED: The object " + cls + " {" + o.getId()
+                + "} no longer carries the lock this instance shows (token " + other + ")");
+        String body = "{\"lockToken\": \"" + o.getLockToken() + "\", \"reason\": \"the import crashed\"}";
+        HttpResponse<String> objectNoRole = send("POST", objectBreak, body, otherToken);
+        assertThat(objectNoRole.statusCode()).isEqualTo(403);
+        assertThat(json(objectNoRole).get("error").asText()).isEqualTo("E_ACCESS_DENIED: mallory may not break the cooperative lock of "
+                + cls + " {" + o.getId() + "}: that needs the role lock-breaker");
+        assertThat(alice.fetchCustomObject(cls, o.getId(), PropertyFilter.ALL).getLockToken()).as("refusals break nothing")
+                .isEqualTo(o.getLockToken());
+        assertThat(send("POST", objectBreak, body, operatorToken).statusCode()).isEqualTo(200);
+        o.getProperties().putValue("Counter", 1);
+        assertThat(failure(() -> o.save(RefreshMode.REFRESH)).getMessage()).contains(" was broken by olivia at ").endsWith(": the import crashed");
+
+        JsonNode breaks = json(send("GET", "/api/console", null, operatorToken)).get("lockBreaks");
+        assertThat(breaks.findValuesAsText("lockToken")).contains(tree.lockToken(), o.getLockToken().toString());
+        assertThat(json(send("GET", "/api/console", null, otherToken)).get("lockBreaks")).as("for operators").isEmpty();
+    }
+
+    private static EngineRuntimeException failure(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
+        return catchThrowableOfType(EngineRuntimeException.class, call);
     }
 
     @Test

@@ -69,6 +69,12 @@ public final class Lease {
         return holderColumn == null ? write : write.set(holderColumn, null, String.class).set(expiryColumn, null, Instant.class);
     }
 
+    /** Ends a lease that is live at {@code now}, whoever holds it (an operator's break): a lapsed one is the reaper's. */
+    public GuardedWrite breakLive(Object key, Instant now) {
+        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).where(expiry.heldAt(":?"), now);
+        return holderColumn == null ? write : write.set(holderColumn, null, String.class).set(expiryColumn, null, Instant.class);
+    }
+
     /** A write of the row guarded by the USN the caller read it with (validity decided on that reading). */
     public GuardedWrite guarded(Object key, long usn) {
         return GuardedWrite.of(table, keyColumn, key).ifUsn(usn);

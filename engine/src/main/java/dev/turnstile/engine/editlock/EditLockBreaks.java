@@ -2,6 +2,8 @@ package dev.turnstile.engine.editlock;
 
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.LockBreak;
+import dev.turnstile.engine.breaks.LockBreaks;
 import dev.turnstile.engine.db.Database;
 import org.hibernate.StatelessSession;
 
@@ -11,37 +13,30 @@ import java.util.Set;
 
 /**
  * Edit locks ended by someone other than their holder: an operator with the lock-breaking role
- * ({@code locks.breakerRole}) breaks an abandoned one. A broken lock's row has its own state, so
- * that its holder's next heartbeat, save or unlock is told who broke it, when and why (the audit
- * trail's entry) rather than that it lapsed; anyone may take the resource over at once.
+ * breaks an abandoned one ({@link LockBreaks}, the rule every kind of lock shares). A broken lock's
+ * row has its own state, and the break is recorded by the lock's id, so that its holder's next
+ * heartbeat, save or unlock is told who broke it, when and why rather than that it lapsed — also
+ * once someone else has taken the resource over, which anyone may do at once.
  */
 final class EditLockBreaks {
     /** The state of a broken lock's row: neither held (state 1) nor given up by its holder (state 0). */
     static final int BROKEN = 2;
-    static final int MAX_REASON = 200;
     private static final String OPERATION = "break";
 
     private final EditLockService service;
     private final Database database;
-    private final String breakerRole;
+    private final LockBreaks breaks;
 
-    EditLockBreaks(EditLockService service, Database database, String breakerRole) {
+    EditLockBreaks(EditLockService service, Database database, LockBreaks breaks) {
         this.service = service;
         this.database = database;
-        this.breakerRole = breakerRole;
+        this.breaks = breaks;
     }
 
     /** Breaks the valid lock {@code lockId} as {@code user}, for {@code reason}; audited with both. */
     void breakLock(String user, Set<String> roles, String lockId, String reason) {
         service.checkUser(user);
-        if (!roles.contains(breakerRole)) {
-            throw EngineRuntimeException.of(ExceptionCode.E_ACCESS_DENIED, user + " may not break edit lock " + lockId
-                    + ": that needs the role " + breakerRole);
-        }
-        if (reason == null || reason.isBlank() || reason.length() > MAX_REASON) {
-            throw EngineRuntimeException.badArgument("reason for breaking edit lock " + lockId, reason,
-                    "1 to " + MAX_REASON + " characters: why, for its holder and the audit trail");
-        }
+        breaks.check(user, roles, "edit lock " + lockId, reason);
         try {
             database.inTransaction(() -> user + " breaking edit lock " + lockId, session -> {
                 Instant now = database.now();
@@ -54,7 +49,9 @@ final class EditLockBreaks {
                 if (!EditLockService.LEASE.guarded(row.resourceId, row.usn).set("state", BROKEN).update(session)) {
                     throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, row.userId, null); // its holder moved it on
                 }
-                service.audit.record(session, now, user, OPERATION, List.of(row.resourceId), "ok", detailPrefix(lockId, row.userId) + reason);
+                breaks.record(session, new LockBreak(LockBreak.Kind.EDIT, lockId, row.userId, row.resourceId, user, now, reason));
+                service.audit.record(session, now, user, OPERATION, List.of(row.resourceId), "ok",
+                        "lock " + lockId + " of " + row.userId + ": " + reason);
                 return null;
             });
         } catch (EngineRuntimeException e) {
@@ -63,22 +60,11 @@ final class EditLockBreaks {
         }
     }
 
-    /** The audit entry's detail before the reason: the lock it broke, so its holder's next call finds it. */
-    private static String detailPrefix(String lockId, String holder) {
-        return "lock " + lockId + " of " + holder + ": ";
-    }
-
-    /** What the holder of the broken lock {@code row} is told: who broke it, when and why. */
-    static EngineRuntimeException told(StatelessSession session, EditLockRecord row) {
-        List<EditAuditRecord> entries = session.createSelectionQuery("from EditAuditRecord a where a.resourceId = :r"
-                        + " and a.operation = :op and a.outcome = 'ok' order by a.id desc", EditAuditRecord.class)
-                .setParameter("r", row.resourceId).setParameter("op", OPERATION).setMaxResults(1).getResultList();
-        String prefix = detailPrefix(row.lockId, row.userId);
-        if (entries.isEmpty() || entries.get(0).detail == null || !entries.get(0).detail.startsWith(prefix)) {
-            return EngineRuntimeException.leaseLapsed("Edit lock", row.lockId, row.userId, null);
-        }
-        EditAuditRecord e = entries.get(0);
-        return EngineRuntimeException.of(ExceptionCode.E_LEASE_LAPSED, "Edit lock " + row.lockId + " of " + row.userId + " on "
-                + row.resourceId + " was broken by " + e.userId + " at " + e.at + ": " + e.detail.substring(prefix.length()));
+    /**
+     * What {@code user}, who used the lock {@code lockId} it no longer holds, is told: who broke it,
+     * when and why if an operator did, else that it lapsed ({@code expiredAt}, if known).
+     */
+    EngineRuntimeException notHeld(StatelessSession session, String user, String lockId, Instant expiredAt) {
+        return LockBreaks.notHeld(breaks.find(session, lockId), user, () -> EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, expiredAt));
     }
 }

@@ -10,6 +10,7 @@ import dev.turnstile.api.editlock.EditLockResult;
 import dev.turnstile.api.editlock.EditLocks;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.editlock.EditStatus;
+import dev.turnstile.engine.breaks.LockBreaks;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.Lease;
@@ -51,13 +52,13 @@ public final class EditLockService {
     private final Articles articles;
     final EditLockBreaks breaks;
 
-    public EditLockService(Database database, ObjectStoreServices objects, EngineConfig config) {
+    public EditLockService(Database database, ObjectStoreServices objects, LockBreaks breaks, EngineConfig config) {
         this.database = database;
         this.objects = objects;
         this.types = config.editLocks().types();
         this.audit = new EditAudit(database, config.editLocks().auditRetention());
         this.articles = new Articles(this);
-        this.breaks = new EditLockBreaks(this, database, config.locks().breakerRole());
+        this.breaks = new EditLockBreaks(this, database, breaks);
         objects.protectClass(ARTICLE_CLASS, "edit lock service (a session's editLocks())", null);
         objects.engineStore("turnstile").defineClass(ARTICLE_CLASS, c -> c.string("ArticleType", 32)
                 .string("ArticleKey", 64).string("Html", 1_000_000));
@@ -299,16 +300,16 @@ public final class EditLockService {
         }
         EditLockRecord row = row(session, lockId);
         if (row == null) {
-            // Taken over (the record has a new lock id) or never issued: either way not held.
-            throw EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, null);
+            // Broken and taken over (the record has a new lock id), taken over after a lapse, or never issued.
+            throw breaks.notHeld(session, user, lockId, null);
         }
         if (!row.userId.equals(user)) {
             throw EngineRuntimeException.of(ExceptionCode.E_ACCESS_DENIED, user + " may not use edit lock " + lockId
                     + ": it is not theirs");
         }
         if (now != null && !valid(row, now)) {
-            throw row.state == EditLockBreaks.BROKEN ? EditLockBreaks.told(session, row)
-                    : EngineRuntimeException.leaseLapsed("Edit lock", lockId, user, toLock(row, resourceOf(row.resourceId)).expiresAt());
+            throw breaks.notHeld(session, user, lockId, row.state == EditLockBreaks.BROKEN ? null
+                    : toLock(row, resourceOf(row.resourceId)).expiresAt());
         }
         return row;
     }

@@ -265,6 +265,15 @@ class DefaultIndependentObject implements IndependentObject {
     }
 
     @Override
+    public void breakLock(String reason) {
+        if (!store.classDefinition(className).isLockable()) {
+            throw EngineRuntimeException.objectNotLockable(className, id);
+        }
+        store.services().breaks.check(store.user(), store.roles(), "the cooperative lock of " + className + " {" + id + "}", reason);
+        pendingLock = LockRules.Pending.breakLock(lock.token(), reason);
+    }
+
+    @Override
     public boolean isLocked() {
         return lock.isHeldAt(store.now(), dateLastModified);
     }
@@ -314,7 +323,7 @@ class DefaultIndependentObject implements IndependentObject {
     @Override
     public String toString() {
         return className + " {" + id + "} USN " + usn + (pending.isEmpty() ? "" : " pending " + pending.keySet())
-                + (pendingLock.locking() ? " lock" : pendingLock.unlocking() ? " unlock" : "");
+                + (pendingLock.locking() ? " lock" : pendingLock.breaking() ? " break" : pendingLock.unlocking() ? " unlock" : "");
     }
 
     private final class View extends AbstractProperties {

@@ -40,6 +40,14 @@ final class DefaultObjectStore implements ObjectStore {
         return services;
     }
 
+    String user() {
+        return actor.user();
+    }
+
+    Set<String> roles() {
+        return roles;
+    }
+
     @Override
     public ClassDefinition defineClass(String className, Consumer<ClassDefinitionBuilder> properties) {
         return services.classes.define(className, properties, actor);

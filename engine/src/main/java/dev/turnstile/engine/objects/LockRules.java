@@ -22,17 +22,28 @@ public final class LockRules {
      * is followed by a retry that finds its own lock and is granted, where it was refused by it.
      * An unlock's {@code request} is the token of the lock it lets go, the one its instance shows
      * (null if it shows none): it lets go of that lock only, never of a lock taken since by the same
-     * user's next request.
+     * user's next request. An operator's break is an unlock with its {@code breakReason}, recorded
+     * with the save ({@code LockBreaks}).
      */
-    public record Pending(boolean locking, boolean unlocking, int timeoutSeconds, String owner, boolean exclusive, UUID request) {
-        static final Pending NONE = new Pending(false, false, 0, null, false, null);
+    public record Pending(boolean locking, boolean unlocking, int timeoutSeconds, String owner, boolean exclusive, UUID request,
+                          String breakReason) {
+        static final Pending NONE = new Pending(false, false, 0, null, false, null, null);
 
         static Pending lock(int timeoutSeconds, String owner, boolean exclusive, UUID request) {
-            return new Pending(true, false, timeoutSeconds, owner, exclusive, request);
+            return new Pending(true, false, timeoutSeconds, owner, exclusive, request, null);
         }
 
         static Pending unlock(UUID token) {
-            return new Pending(false, true, 0, null, false, token);
+            return new Pending(false, true, 0, null, false, token, null);
+        }
+
+        static Pending breakLock(UUID token, String reason) {
+            return new Pending(false, true, 0, null, false, token, reason);
+        }
+
+        /** Whether this unlock is an operator's break, to be recorded with who and why. */
+        public boolean breaking() {
+            return breakReason != null;
         }
 
         /** The user whose held lock this lock request by {@code user} refreshes: {@code user}, or none if exclusive. */

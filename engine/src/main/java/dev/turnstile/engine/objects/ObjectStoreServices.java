@@ -2,6 +2,7 @@ package dev.turnstile.engine.objects;
 
 import dev.turnstile.api.ChangePreprocessor;
 import dev.turnstile.api.ObjectStore;
+import dev.turnstile.engine.breaks.LockBreaks;
 import dev.turnstile.engine.db.Database;
 
 import java.util.List;
@@ -27,22 +28,24 @@ public final class ObjectStoreServices {
     public final Operations operations = new Operations();
 
     final SystemClasses systemClasses = new SystemClasses();
-    private final String lockBreakerRole;
+    /** Who may break other users' locks, and the record of what they broke. */
+    final LockBreaks breaks;
 
     /** {@code locks}: the cooperative lock's part in saves (the {@code locks} capability). */
-    public ObjectStoreServices(Database database, String lockBreakerRole, LockHook locks) {
-        this(database, lockBreakerRole, locks, ObjectStatements.of(database.productName()));
+    public ObjectStoreServices(Database database, LockBreaks breaks, LockHook locks) {
+        this(database, breaks, locks, ObjectStatements.of(database.productName()));
     }
 
     /**
      * With {@code statements} of its choosing: {@code new ObjectStatements()} makes a lock request take
      * the transaction every database takes, on PostgreSQL too (the two-path tests).
      */
-    ObjectStoreServices(Database database, String lockBreakerRole, LockHook locks, ObjectStatements statements) {
+    ObjectStoreServices(Database database, LockBreaks breaks, LockHook locks, ObjectStatements statements) {
         this.database = database;
-        this.lockBreakerRole = lockBreakerRole;
+        this.breaks = breaks;
         this.classes = new ClassRegistry(database, systemClasses);
-        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses, locks, statements, operations);
+        this.persistence = new ObjectPersistence(database, classes, preprocessors, systemClasses, locks, statements, operations,
+                breaks);
     }
 
     /**
@@ -80,7 +83,7 @@ public final class ObjectStoreServices {
 
     /** The object store of a session: its user, who may break others' locks with the lock-breaking role. */
     public ObjectStore objectStore(String user, Set<String> roles) {
-        return new DefaultObjectStore(this, new LockRules.Actor(user, roles.contains(lockBreakerRole), false), roles);
+        return new DefaultObjectStore(this, new LockRules.Actor(user, breaks.mayBreak(roles), false), roles);
     }
 
     /** The object store an engine service uses on behalf of {@code user}: it may change system objects. */

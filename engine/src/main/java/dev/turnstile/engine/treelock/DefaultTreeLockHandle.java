@@ -1,6 +1,5 @@
 package dev.turnstile.engine.treelock;
 
-import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockMode;
 import dev.turnstile.api.treelock.TreeLockRequest;
@@ -64,7 +63,7 @@ final class DefaultTreeLockHandle implements TreeLockHandle {
     public synchronized Instant heartbeat() {
         Instant renewed = released ? null : locks.renew(leaseId);
         if (renewed == null) {
-            throw EngineRuntimeException.leaseLapsed("Tree lock lease", leaseId, owner, expiresAt);
+            throw locks.notHeld(leaseId, owner, expiresAt);
         }
         expiresAt = renewed;
         return renewed;

@@ -10,9 +10,10 @@ import dev.turnstile.api.treelock.TreePath;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 
 /** The tree locks as one session's user sees them: every lock is held by that user, through the engine's one {@link TreeLockService}. */
-public record DefaultTreeLocks(TreeLockService service, String user) implements TreeLocks {
+public record DefaultTreeLocks(TreeLockService service, String user, Set<String> roles) implements TreeLocks {
 
     @Override
     public Optional<TreeLockHandle> tryLock(TreeLockRequest request) {
@@ -27,6 +28,11 @@ public record DefaultTreeLocks(TreeLockService service, String user) implements 
     @Override
     public TreeLockHandle lock(TreeLockRequest request, Duration maxWait) {
         return service.lock(request, user, maxWait);
+    }
+
+    @Override
+    public void breakLock(String lockToken, String reason) {
+        service.breakLock(user, roles, lockToken, reason);
     }
 
     @Override

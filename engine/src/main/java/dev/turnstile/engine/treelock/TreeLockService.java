@@ -9,6 +9,7 @@ import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreeLockStatistics;
 import dev.turnstile.api.treelock.TreePath;
+import dev.turnstile.engine.breaks.LockBreaks;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Notifications;
 import dev.turnstile.engine.db.Sql;
@@ -22,6 +23,7 @@ import java.time.Instant;
 import java.util.Collection;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
 import java.util.SortedMap;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.atomic.LongAdder;
@@ -50,9 +52,11 @@ public final class TreeLockService {
     /** This process's waiters, by the nodes they wait for ({@link NodeKeys}). */
     private final WakeUps waiters;
     private final AtomicLong lastTicket = new AtomicLong();
+    private final LockBreaks breaks;
 
-    public TreeLockService(Database database, DefaultRetryPolicies policies, EngineConfig config) {
+    public TreeLockService(Database database, DefaultRetryPolicies policies, LockBreaks breaks, EngineConfig config) {
         this.database = database;
+        this.breaks = breaks;
         this.store = new TreeLockStore(database);
         this.lease = config.treeLocks().lease();
         this.policies = policies;
@@ -95,6 +99,17 @@ public final class TreeLockService {
 
     public List<TreeLockInfo> status() {
         return store.statusAll();
+    }
+
+    /** Ends another user's live lease as an operator; see {@link dev.turnstile.api.treelock.TreeLocks#breakLock}. */
+    public void breakLock(String user, Set<String> roles, String lockToken, String reason) {
+        breaks.check(user, roles, "tree lock " + lockToken, reason);
+        wake(store.breakLease(lockToken, user, reason, breaks).nodes().keySet());
+    }
+
+    /** What the holder of the lease {@code leaseId} that is gone is told: who broke it, when and why, or that it lapsed. */
+    EngineRuntimeException notHeld(String leaseId, String owner, Instant expiresAt) {
+        return LockBreaks.notHeld(breaks.find(leaseId), owner, () -> EngineRuntimeException.leaseLapsed("Tree lock", leaseId, owner, expiresAt));
     }
 
     public TreeLockRequest parseRequest(String document) {

@@ -1,9 +1,13 @@
 package dev.turnstile.engine.treelock;
 
+import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.LockBreak;
 import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockMode;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreePath;
+import dev.turnstile.engine.breaks.LockBreaks;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.Lease;
@@ -117,12 +121,12 @@ final class TreeLockStore {
         }
     }
 
-    /** Releases a lease; false if it was already gone (released, or lapsed and reaped). */
     /** The lease, if it exists: after an outage, whether an acquire whose answer was lost did commit. */
     TreeLeaseRecord lease(String leaseId) {
         return database.inTransaction(() -> "reading tree lock lease " + leaseId, session -> session.get(TreeLeaseRecord.class, leaseId));
     }
 
+    /** Releases a lease; false if it was already gone (released, lapsed and reaped, or broken). */
     boolean release(String leaseId, SortedMap<TreePath, GrayMode> marks, java.util.Collection<TreePath> nodes) {
         if (statements.inOneStatement()) {
             boolean released = statements.release(leaseId, marks, CHANNEL, topics(nodes), paths(nodes));
@@ -219,6 +223,27 @@ final class TreeLockStore {
             }
         }
         return reaped;
+    }
+
+    /**
+     * Ends the live lease {@code leaseId} for an operator ({@code by}) and records the break, in one
+     * transaction; the request it held. {@code E_LEASE_LAPSED} if it is not live: released, lapsed
+     * (the reaper takes its marks back), broken, or never issued.
+     */
+    TreeLockRequest breakLease(String leaseId, String by, String reason, LockBreaks breaks) {
+        return database.inTransaction(() -> by + " breaking tree lock " + leaseId, session -> {
+            Instant now = database.now();
+            TreeLeaseRecord row = session.get(TreeLeaseRecord.class, leaseId);
+            if (row == null || !LEASES.breakLive(leaseId, now).delete(session)) {
+                throw EngineRuntimeException.of(ExceptionCode.E_LEASE_LAPSED, "Tree lock " + leaseId + " is not held"
+                        + (row == null ? "" : " by " + row.owner) + ": released, lapsed, broken or never issued; there is nothing to break");
+            }
+            TreeLockRequest request = decode(row.nodes);
+            unmark(session, GrayMode.marksOf(request), leaseId);
+            announce(session, request.nodes().keySet());
+            breaks.record(session, new LockBreak(LockBreak.Kind.TREE, leaseId, row.owner, request.toString(), by, now, reason));
+            return request;
+        });
     }
 
     /** Queues a waiter at the head of each node it asked for, for {@code lease}, unless an older live waiter is there. */

@@ -152,8 +152,8 @@ class MigrationsTest {
             }
             assertThat(loud(all)).isEmpty();
         }
-        assertThat(history(old)).containsExactly("1 BASELINE true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true");
-        assertThat(history(fresh)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true");
+        assertThat(history(old)).containsExactly("1 BASELINE true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true", "9 SQL true");
+        assertThat(history(fresh)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true", "9 SQL true");
         assertThat(shape(old)).isEqualTo(shape(fresh)).isNotEmpty();
     }
 
@@ -178,7 +178,7 @@ class MigrationsTest {
         assertThatThrownBy(() -> ContentEngine.open(EngineConfig.from(empty).migrate(false).build()))
                 .isInstanceOf(EngineRuntimeException.class)
                 .hasMessage("E_DATABASE_UNAVAILABLE: The Turnstile schema in " + empty.jdbcUrl() + " is at version none;"
-                        + " this release needs 1, 2, 3, 4, 5, 6, 7, 8 too: run the migrations in classpath:dev/turnstile/engine/db/migration/postgresql"
+                        + " this release needs 1, 2, 3, 4, 5, 6, 7, 8, 9 too: run the migrations in classpath:dev/turnstile/engine/db/migration/postgresql"
                         + " with table ts_schema_history, or let the engine run them (database.migrate: true)");
         assertThat(shape(empty)).isEmpty();
     }
@@ -193,7 +193,7 @@ class MigrationsTest {
                     .create("host-run", dev.turnstile.api.dispenser.DispenserConfig.builder().build());
             assertThat(engine.session("wf").dispensers().get("host-run").next(1).first()).isEqualTo(1);
         }
-        assertThat(history(host)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true");
+        assertThat(history(host)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true", "9 SQL true");
     }
 
     /** Runs this release's migrations on {@code config}'s database up to version {@code target}, as an older release left it. */
@@ -215,7 +215,7 @@ class MigrationsTest {
                         .containsExactly(longest);
             }
         }
-        assertThat(history(v1)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true");
+        assertThat(history(v1)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true", "9 SQL true");
     }
 
     /**
@@ -242,7 +242,7 @@ class MigrationsTest {
             var asOther = engine.session("other").dispensers().get("keys");
             assertThat(asOther.next(1, "wf-1").first()).as("another user's same key: a new request").isEqualTo(1);
         }
-        assertThat(history(v5)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true");
+        assertThat(history(v5)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true", "9 SQL true");
     }
 
     @Test
@@ -294,7 +294,7 @@ class MigrationsTest {
             assertThat(engine.session("new").treeLocks().tryLock(dev.turnstile.api.treelock.TreeLockRequest.exclusive(site)))
                     .as("the whole site, once what the old lock left is gone").hasValueSatisfying(h -> h.close());
         }
-        assertThat(history(v2)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true");
+        assertThat(history(v2)).containsExactly("1 SQL true", "2 SQL true", "3 SQL true", "4 SQL true", "5 SQL true", "6 SQL true", "7 SQL true", "8 SQL true", "9 SQL true");
     }
 
     @Test

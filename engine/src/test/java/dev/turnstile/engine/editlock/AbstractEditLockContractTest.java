@@ -4,6 +4,7 @@ import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.LockBreak;
 import dev.turnstile.api.editlock.Article;
 import dev.turnstile.api.editlock.EditAuditEntry;
 import dev.turnstile.api.editlock.EditLock;
@@ -448,6 +449,14 @@ public abstract class AbstractEditLockContractTest {
                 + paragraph(2).resourceId() + " was broken by op-" + editorC + " at ")
                 .endsWith(": left for the day with the paragraph open");
         assertThat(as(editorB).tryLock(paragraph(2)).isGranted()).as("free at once").isTrue();
+        assertThat(failure(() -> as(editorA).unlock(id)).getMessage()).as("told also once another editor holds the paragraph")
+                .isEqualTo(told.getMessage());
+        assertThat(engine.lockBreaks(100)).filteredOn(b -> b.lockToken().equals(id)).singleElement().satisfies(b -> {
+            assertThat(b.kind()).isEqualTo(LockBreak.Kind.EDIT);
+            assertThat(b.holder() + " " + b.lockedWhat() + " " + b.brokenBy() + " " + b.reason()).isEqualTo(editorA + " "
+                    + paragraph(2).resourceId() + " op-" + editorC + " left for the day with the paragraph open");
+            assertThat(told.getMessage()).isEqualTo("E_LEASE_LAPSED: " + b.message());
+        });
         assertThat(locks.audit(paragraph(2).resourceId(), 10)).anySatisfy(e -> {
             assertThat(e.user()).isEqualTo("op-" + editorC);
             assertThat(e.operation()).isEqualTo("break");

@@ -7,6 +7,7 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.IndependentObject;
+import dev.turnstile.api.LockBreak;
 import dev.turnstile.api.LockConfig;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
@@ -262,6 +263,48 @@ public abstract class AbstractLockContractTest {
         o.unlock();
         o.save(RefreshMode.REFRESH);
         assertThat(fetch(bob, o.getId()).isLocked()).isFalse();
+    }
+
+    /** Issue 43: an operator breaks an abandoned lock, saying why; the holder's next save is told who, when and why. */
+    @Test
+    void anOperatorBreaksAnAbandonedLock_theHoldersNextSaveIsToldWhoAndWhy_andALockTakenSinceIsLeftAlone() {
+        CustomObject o = created();
+        o.lock(600, "nightly import");
+        o.save(RefreshMode.REFRESH);
+        String object = cls + " {" + o.getId() + "}";
+        assertThat(failure(() -> fetch(bob, o.getId()).breakLock("stuck")).getMessage())
+                .isEqualTo("E_ACCESS_DENIED: bob may not break the cooperative lock of " + object + ": that needs the role lock-breaker");
+        CustomObject stale = fetch(admin, o.getId());
+        CustomObject c = fetch(admin, o.getId());
+        assertThat(failure(() -> c.breakLock(" ")).getMessage()).isEqualTo("E_BAD_VALUE: Bad value for reason for breaking the"
+                + " cooperative lock of " + object + ": \" \" (1 to 200 characters: why, for its holder and the audit trail)");
+        assertThat(admin.lockedObjects(10_000)).filteredOn(l -> l.id().equals(o.getId())).singleElement()
+                .satisfies(l -> assertThat(l.lockToken()).as("the console breaks the lock it shows").isEqualTo(o.getLockToken()));
+
+        c.breakLock("the import crashed and left its lock");
+        c.save(RefreshMode.REFRESH);
+        assertThat(c.isLocked()).isFalse();
+        o.getProperties().putValue("Counter", 1);
+        EngineRuntimeException told = failure(() -> o.save(RefreshMode.REFRESH));
+        assertThat(told.getExceptionCode()).isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
+        assertThat(told.getMessage()).contains(". Cooperative lock " + o.getLockToken() + " of alice on " + object
+                + " was broken by carol at ").endsWith(": the import crashed and left its lock");
+        assertThat(engine.lockBreaks(100)).filteredOn(b -> b.lockToken().equals(o.getLockToken().toString())).singleElement()
+                .satisfies(b -> {
+                    assertThat(b.kind()).isEqualTo(LockBreak.Kind.OBJECT);
+                    assertThat(told.getMessage()).endsWith(". " + b.message());
+                });
+        assertThat(fetch(alice, o.getId()).getProperties().getInteger32Value("Counter")).as("nothing of the holder's save").isZero();
+
+        CustomObject again = fetch(alice, o.getId());
+        again.lock(600, "second run");
+        again.save(RefreshMode.REFRESH);
+        stale.breakLock("an old look at the console");
+        assertThat(failure(() -> stale.save(RefreshMode.REFRESH)).getExceptionCode()).as("the object moved on since that look")
+                .isEqualTo(ExceptionCode.E_OBJECT_MODIFIED);
+        assertThat(fetch(alice, o.getId()).getLockToken()).as("a lock taken since is left alone").isEqualTo(again.getLockToken());
+        again.unlock();
+        again.save(RefreshMode.REFRESH);
     }
 
     /**

@@ -9,6 +9,7 @@ import dev.turnstile.api.RefreshMode;
 import dev.turnstile.engine.EngineInternals;
 import dev.turnstile.engine.MutableClock;
 import dev.turnstile.engine.TestDatabases;
+import dev.turnstile.engine.breaks.LockBreaks;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.locks.CooperativeLocks;
 import org.junit.jupiter.api.Test;
@@ -94,7 +95,7 @@ class PostgresTwoPathLockTest {
                 answer = "waited";
             } else {
                 ObjectStoreServices services = engines.computeIfAbsent(step.user(),
-                        u -> new ObjectStoreServices(database, "lock-breaker", new CooperativeLocks(database, Duration.ZERO),
+                        u -> new ObjectStoreServices(database, new LockBreaks(database, "lock-breaker"), new CooperativeLocks(database, Duration.ZERO),
                                 lockStatement ? ObjectStatements.of(database.productName()) : new ObjectStatements()));
                 try {
                     CustomObject o;

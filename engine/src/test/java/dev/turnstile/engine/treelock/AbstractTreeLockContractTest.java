@@ -448,6 +448,48 @@ public abstract class AbstractTreeLockContractTest {
         }
     }
 
+    /** Issue 43: an operator breaks a tree lock whose holder hung while renewing it; the waiter goes on, the holder is told. */
+    @Test
+    void anOperatorBreaksATreeLock_theWaiterIsGranted_andTheHolderIsToldWhoAndWhyAtItsHeartbeat() throws Exception {
+        TreeLockHandle hung = as("alice").tryLock(TreeLockRequest.exclusive(workshop("A"))).orElseThrow();
+        String token = hung.lockToken();
+        assertThat(failure(() -> as("bob").breakLock(token, "stuck")).getMessage())
+                .isEqualTo("E_ACCESS_DENIED: bob may not break tree lock " + token + ": that needs the role lock-breaker");
+        TreeLocks operator = engine.session("carol", Set.of("lock-breaker")).treeLocks();
+        assertThat(failure(() -> operator.breakLock(token, "")).getMessage()).isEqualTo("E_BAD_VALUE: Bad value for reason for"
+                + " breaking tree lock " + token + ": \"\" (1 to 200 characters: why, for its holder and the audit trail)");
+        assertThat(locks.status(site)).extracting(TreeLockInfo::lockToken).as("refusals change nothing").containsExactly(token);
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try {
+            Future<TreeLockHandle> waiter = pool.submit(() -> as("waiter").lock(Set.of(bench("A", "1")), Duration.ofSeconds(20)));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> queuedOn(bench("A", "1")));
+
+            operator.breakLock(token, "the overnight job hung holding workshop A");
+            TreeLockHandle granted = waiter.get(10, TimeUnit.SECONDS);
+            assertThat(granted.holder()).isEqualTo("waiter");
+            granted.unlock();
+        } finally {
+            pool.shutdownNow();
+        }
+        EngineRuntimeException told = failure(hung::heartbeat);
+        assertThat(told.getExceptionCode()).isEqualTo(ExceptionCode.E_LEASE_LAPSED);
+        assertThat(told.getMessage()).startsWith("E_LEASE_LAPSED: Tree lock " + token + " of alice on [X " + workshop("A")
+                + "] was broken by carol at ").endsWith(": the overnight job hung holding workshop A");
+        assertThat(hung.unlock()).as("nothing left to let go").isFalse();
+        assertThat(engine.lockBreaks(100)).filteredOn(b -> b.lockToken().equals(token)).singleElement()
+                .satisfies(b -> assertThat(told.getMessage()).isEqualTo("E_LEASE_LAPSED: " + b.message()));
+        assertThat(failure(() -> operator.breakLock(token, "again")).getMessage()).isEqualTo("E_LEASE_LAPSED: Tree lock " + token
+                + " is not held: released, lapsed, broken or never issued; there is nothing to break");
+
+        TreeLockHandle lapsed = as("dave").tryLock(TreeLockRequest.exclusive(workshop("B"))).orElseThrow();
+        clock.set(lapsed.expiresAt().plusSeconds(1));
+        assertThat(failure(() -> operator.breakLock(lapsed.lockToken(), "too late")).getMessage()).as("a lapsed lease is the reaper's")
+                .isEqualTo("E_LEASE_LAPSED: Tree lock " + lapsed.lockToken() + " is not held by dave: released, lapsed, broken or never"
+                        + " issued; there is nothing to break");
+        assertThat(free(workshop("B"))).as("taken back as lapsed").isTrue();
+        assertThat(failure(lapsed::heartbeat).getMessage()).as("a lapse is not a break").contains("is no longer held");
+    }
+
     /** True once a waiter has queued at the head of {@code node}: later conflicting requests yield to it. */
     private boolean queuedOn(TreePath node) {
         Optional<TreeLockHandle> h = as("probe").tryLock(TreeLockRequest.exclusive(node.child("probe", "p")));

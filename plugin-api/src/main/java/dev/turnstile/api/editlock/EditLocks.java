@@ -39,10 +39,11 @@ public interface EditLocks {
     /**
      * Ends another user's lock at once — an abandoned one — as a user with the lock-breaking role
      * ({@code locks.breakerRole}, {@code E_ACCESS_DENIED} without it), saying why (1 to 200
-     * characters). Recorded in the audit trail as {@code break} with the reason; the resource is
-     * free at once, and the holder's next heartbeat, save or unlock fails with {@code E_LEASE_LAPSED}
-     * naming who broke it, when and why (once another user has taken the resource, that it is no
-     * longer held, as after a lapse). A lock no longer valid: {@code E_LEASE_LAPSED}.
+     * characters). Recorded in the audit trail as {@code break} with the reason, and as a
+     * {@link dev.turnstile.api.LockBreak}; the resource is free at once, and the holder's next
+     * heartbeat, save or unlock fails with {@code E_LEASE_LAPSED} naming who broke it, when and why
+     * ({@link dev.turnstile.api.LockBreak#message()}), also once another user has taken the resource.
+     * A lock no longer valid: {@code E_LEASE_LAPSED}.
      */
     void breakLock(String lockToken, String reason);
 

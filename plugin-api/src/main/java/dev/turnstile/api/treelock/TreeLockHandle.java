@@ -27,8 +27,8 @@ public interface TreeLockHandle extends AutoCloseable {
 
     /**
      * Extends the lease by the configured lease length from now and returns the new expiry. Fails
-     * with {@link ExceptionCode#E_LEASE_LAPSED} if the lease lapsed first: the locks are gone and
-     * another holder may already have them.
+     * with {@link ExceptionCode#E_LEASE_LAPSED} if the lease lapsed first, or an operator broke it
+     * (the message says who, when and why): the locks are gone and another holder may already have them.
      */
     Instant heartbeat();
 

@@ -40,6 +40,16 @@ public interface TreeLocks {
         return lock(TreeLockRequest.exclusive(nodes), maxWait);
     }
 
+    /**
+     * Ends another user's tree lock at once — a holder that hung while still renewing it — as a user
+     * with the lock-breaking role ({@code locks.breakerRole}, {@code E_ACCESS_DENIED} without it),
+     * saying why (1 to 200 characters); the nodes are free at once and waiters are woken. Recorded as
+     * a {@link dev.turnstile.api.LockBreak}: the holder's next heartbeat fails with
+     * {@code E_LEASE_LAPSED} naming who broke it, when and why; its unlock returns false. A lock no
+     * longer held (released, lapsed, broken, or never issued): {@code E_LEASE_LAPSED}.
+     */
+    void breakLock(String lockToken, String reason);
+
     /** The locks held on {@code subtree}'s root or anywhere below it, oldest first; expired ones included, marked. */
     List<TreeLockInfo> status(TreePath subtree);
 

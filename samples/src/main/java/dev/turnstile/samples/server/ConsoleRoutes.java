@@ -2,7 +2,12 @@ package dev.turnstile.samples.server;
 
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.IndependentObject;
+import dev.turnstile.api.LockBreak;
 import dev.turnstile.api.LockConfig;
+import dev.turnstile.api.PropertyFilter;
+import dev.turnstile.api.RefreshMode;
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.changes.ClientLag;
 import dev.turnstile.api.dispenser.Dispenser;
@@ -21,6 +26,7 @@ import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.UUID;
 
 /**
  * The console's data, for the page at {@code /}:
@@ -30,11 +36,17 @@ import java.util.Map;
  *       (for the dispenser admin role), and every change feed client's lag; a user without an
  *       operator role ({@link #OPERATOR_ROLES}) sees only the locks they hold, and no feed clients
  *   <li>{@code GET /api/console/audit?resource=…}: the audit trail of one edit resource, newest first
+ *   <li>{@code POST /api/tree-locks/{lockToken}/break} {@code {"reason"}} and
+ *       {@code POST /api/objects/{className}/{id}/lock/break} {@code {"lockToken", "reason"}}: an
+ *       operator with the lock-breaking role breaks a tree lock, or the cooperative lock the console
+ *       showed on an object (not one taken since); the holder is told who, when and why
  * </ul>
  * Each list is capped at {@link #MAX_ROWS}; the console is for looking, not for exporting.
  */
 final class ConsoleRoutes {
     static final int MAX_ROWS = 500;
+    /** The latest breaks an operator sees. */
+    static final int MAX_BREAKS = 20;
     /** The roles that see everyone's locks and the feed clients: the engine's lock-breaking and dispenser roles, and operator. */
     static final List<String> OPERATOR_ROLES = List.of(LockConfig.DEFAULT_BREAKER_ROLE, DispensersConfig.DEFAULT_ADMIN_ROLE, "operator");
 
@@ -57,6 +69,7 @@ final class ConsoleRoutes {
         Map<String, Map<String, String>> wordsByArticle = new java.util.HashMap<>();
         body.put("editLocks", engine.editLocks().heldLocks(MAX_ROWS).stream().filter(l -> shown.test(l.holder()))
                 .map(l -> editLock(l, now, wordsByArticle)).toList());
+        body.put("lockBreaks", operator ? engine.lockBreaks(MAX_BREAKS).stream().map(ConsoleRoutes::lockBreak).toList() : List.of());
         body.put("treeLocks", engine.treeLocks().status().stream().filter(i -> shown.test(i.holder())).limit(MAX_ROWS)
                 .map(ConsoleRoutes::treeLock).toList());
         body.put("objectLocks", engine.session(user.name(), user.roles()).objectStore().lockedObjects(MAX_ROWS).stream()
@@ -80,6 +93,49 @@ final class ConsoleRoutes {
                     + String.join(", ", OPERATOR_ROLES));
         }
         TurnstileServer.json(ctx, HttpStatus.OK, body);
+    }
+
+    void breakTreeLock(Context ctx) {
+        String reason = breakBody(ctx).get("reason").asText();
+        ServerUsers.User user = ctx.attribute(TurnstileServer.USER);
+        String token = ctx.pathParam("lockToken");
+        engine.session(user.name(), user.roles()).treeLocks().breakLock(token, reason);
+        TurnstileServer.json(ctx, HttpStatus.OK, Map.of("broken", token));
+    }
+
+    void breakObjectLock(Context ctx) {
+        JsonNode body = breakBody(ctx, "lockToken");
+        String className = ctx.pathParam("className");
+        UUID id = uuid("object id", ctx.pathParam("id"));
+        UUID token = uuid("lockToken", body.get("lockToken").asText());
+        ServerUsers.User user = ctx.attribute(TurnstileServer.USER);
+        IndependentObject o = engine.session(user.name(), user.roles()).objectStore().fetchObject(className, id, PropertyFilter.ALL);
+        if (!token.equals(o.getLockToken()) || !o.isLocked()) {
+            throw EngineRuntimeException.notThatLock(className, id, token); // let go, lapsed, or another lock since the page looked
+        }
+        o.breakLock(body.get("reason").asText());
+        o.save(RefreshMode.NO_REFRESH);
+        TurnstileServer.json(ctx, HttpStatus.OK, Map.of("broken", token.toString()));
+    }
+
+    /** The body of a break: exactly a text {@code reason} and the text {@code keys}; a typo breaks nothing. */
+    static JsonNode breakBody(Context ctx, String... keys) {
+        JsonNode body = TurnstileServer.jsonBody(ctx);
+        List<String> expected = new ArrayList<>(List.of(keys));
+        expected.add("reason");
+        if (body.size() != expected.size() || !expected.stream().allMatch(k -> body.path(k).isTextual())) {
+            throw new TurnstileServer.BadRequest("the body must be {" + expected.stream().map(k -> "\"" + k + "\": text")
+                    .collect(java.util.stream.Collectors.joining(", ")) + "}: why the lock is broken, for its holder and the audit trail");
+        }
+        return body;
+    }
+
+    private static UUID uuid(String what, String text) {
+        try {
+            return UUID.fromString(text);
+        } catch (IllegalArgumentException e) {
+            throw new TurnstileServer.BadRequest(what + " " + text + " is not an id: the console names each object and lock by one");
+        }
     }
 
     void audit(Context ctx) {
@@ -136,6 +192,7 @@ final class ConsoleRoutes {
 
     private static Map<String, Object> treeLock(TreeLockInfo i) {
         Map<String, Object> m = new LinkedHashMap<>();
+        m.put("lockToken", i.lockToken());
         m.put("owner", i.holder());
         List<String> nodes = new ArrayList<>();
         i.nodes().forEach((path, mode) -> nodes.add(path + " (" + mode + ")"));
@@ -146,9 +203,24 @@ final class ConsoleRoutes {
         return m;
     }
 
+    private static Map<String, Object> lockBreak(LockBreak b) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("kind", b.kind().title());
+        m.put("lockToken", b.lockToken());
+        m.put("holder", b.holder());
+        m.put("lockedWhat", b.lockedWhat());
+        m.put("brokenBy", b.brokenBy());
+        m.put("brokenAt", b.brokenAt().toString());
+        m.put("reason", b.reason());
+        return m;
+    }
+
     private static Map<String, Object> objectLock(ObjectLockInfo l) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("object", l.className() + " {" + l.id() + "}");
+        m.put("className", l.className());
+        m.put("id", l.id().toString());
+        m.put("lockToken", l.lockToken().toString());
         m.put("holder", l.holder());
         m.put("owner", l.owner());
         m.put("expiresAt", l.expiresAt().toString());

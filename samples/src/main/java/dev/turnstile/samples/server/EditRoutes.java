@@ -124,12 +124,9 @@ final class EditRoutes {
 
     /** {@code POST /api/locks/{lockId}/break} {@code {"reason": text}}: the lock-breaking role decides. */
     void breakLock(Context ctx) {
-        JsonNode body = TurnstileServer.jsonBody(ctx);
-        if (body.size() != 1 || !body.path("reason").isTextual()) {
-            throw new TurnstileServer.BadRequest("the body must be {\"reason\": text}: why the lock is broken, for its holder and the audit trail");
-        }
+        String reason = ConsoleRoutes.breakBody(ctx).get("reason").asText();
         String lockId = lockId(ctx);
-        locks(ctx).breakLock(lockId, body.get("reason").asText());
+        locks(ctx).breakLock(lockId, reason);
         TurnstileServer.json(ctx, HttpStatus.OK, Map.of("broken", lockId));
     }
 

@@ -98,6 +98,8 @@ public final class TurnstileServer implements AutoCloseable {
             ConsoleRoutes console = new ConsoleRoutes(engine);
             config.routes.get("/api/console", console::show);
             config.routes.get("/api/console/audit", console::audit);
+            config.routes.post("/api/tree-locks/{lockToken}/break", console::breakTreeLock);
+            config.routes.post("/api/objects/{className}/{id}/lock/break", console::breakObjectLock);
             EditRoutes edit = new EditRoutes(engine);
             config.routes.get("/api/articles/{type}/{id}", edit::show);
             config.routes.put("/api/articles/{type}/{id}", edit::create);
@@ -309,7 +311,8 @@ public final class TurnstileServer implements AutoCloseable {
             case E_OBJECT_NOT_FOUND, E_CLASS_NOT_FOUND -> HttpStatus.NOT_FOUND;
             case E_BAD_VALUE, E_PROPERTY_NOT_DEFINED, E_HOST_TRANSACTION -> HttpStatus.BAD_REQUEST;
             case E_ACCESS_DENIED -> HttpStatus.FORBIDDEN;
-            case E_OBJECT_LOCKED, E_OBJECT_MODIFIED -> HttpStatus.CONFLICT;
+            case E_OBJECT_LOCKED, E_OBJECT_MODIFIED, E_OBJECT_NOT_LOCKED -> HttpStatus.CONFLICT;
+            case E_OBJECT_NOT_LOCKABLE -> HttpStatus.BAD_REQUEST;
             case E_LEASE_LAPSED -> HttpStatus.GONE;
             case E_RETRY_EXHAUSTED, E_DATABASE_UNAVAILABLE, E_ENGINE_CLOSED -> HttpStatus.SERVICE_UNAVAILABLE;
             default -> HttpStatus.INTERNAL_SERVER_ERROR;
