@@ -2,6 +2,10 @@
 // The operator's console: everything is read from /api/console every two seconds; every value is
 // put into the page as text, never as HTML.
 let auditResource = null;
+/** The lock tables' filters (sent to the server, which filters, counts and pages) and each table's first row. */
+let filters = { holder: "", contains: "", lockId: "", order: "oldest" };
+const offsets = { edit: 0, tree: 0, object: 0 };
+const PAGE = 50;
 
 const age = seconds => seconds < 60 ? `${seconds} s` : seconds < 3600 ? `${Math.floor(seconds / 60)} min`
   : `${Math.floor(seconds / 3600)} h ${Math.floor(seconds % 3600 / 60)} min`;
@@ -97,14 +101,45 @@ function voidButton(d) {
   return b;
 }
 
+/** "showing 51–100 of 1,000" above a table, with the buttons to the pages before and after. */
+function pager(kind, page) {
+  const p = $(`#${kind}-locks-pager`);
+  const first = page.items.length === 0 ? 0 : page.offset + 1;
+  const text = `showing ${first.toLocaleString()}–${(page.offset + page.items.length).toLocaleString()} of ${page.total.toLocaleString()}`;
+  if (p.dataset.text === text) return;
+  p.dataset.text = text;
+  const span = document.createElement("span");
+  span.className = "shown";
+  span.textContent = text + " ";
+  const button = (label, offset, enabled) => {
+    const b = document.createElement("button");
+    b.className = label === "‹ previous" ? "page-previous" : "page-next";
+    b.textContent = label;
+    b.disabled = !enabled;
+    b.onclick = () => { offsets[kind] = offset; refresh(); };
+    return b;
+  };
+  p.replaceChildren(span, button("‹ previous", Math.max(0, page.offset - PAGE), page.offset > 0),
+    button("next ›", page.offset + PAGE, page.offset + page.items.length < page.total));
+}
+
+function consoleQuery() {
+  const q = new URLSearchParams({ holder: filters.holder, contains: filters.contains, lockId: filters.lockId, order: filters.order,
+    editOffset: offsets.edit, treeOffset: offsets.tree, objectOffset: offsets.object });
+  return "/api/console?" + q;
+}
+
 async function refresh() {
   if (!await signedIn()) return;
-  const r = await call("GET", "/api/console");
+  const r = await call("GET", consoleQuery());
   if (r.status === 401) { signIn(null, null); return; }
   if (r.status !== 200) { say(r.data.error); return; }
   const c = r.data;
   $("#refreshed").textContent = new Date().toLocaleTimeString();
-  fill("edit-locks", c.editLocks, l => {
+  pager("edit", c.editLocks);
+  pager("tree", c.treeLocks);
+  pager("object", c.objectLocks);
+  fill("edit-locks", c.editLocks.items, l => {
     const link = document.createElement("a");
     const [type, article] = l.article.split(/:(.*)/s);
     link.href = `/edit/${encodeURIComponent(type)}/${encodeURIComponent(article)}`;
@@ -115,10 +150,10 @@ async function refresh() {
             c.mayBreak ? breakButton("edit lock", l.user, l.paragraph ? `${l.article}, ${paragraph}` : l.article,
               "at the next heartbeat", `/api/locks/${encodeURIComponent(l.lockId)}/break`) : ""];
   });
-  fill("tree-locks", c.treeLocks, t => [t.owner, t.nodes.join(", "), when(t.since), t.lapsed ? `${when(t.until)} (lapsed)` : when(t.until),
+  fill("tree-locks", c.treeLocks.items, t => [t.owner, t.nodes.join(", "), when(t.since), t.lapsed ? `${when(t.until)} (lapsed)` : when(t.until),
     c.mayBreak && !t.lapsed ? breakButton("tree lock", t.owner, t.nodes.join(", "), "at the next heartbeat",
       `/api/tree-locks/${encodeURIComponent(t.lockToken)}/break`) : ""]);
-  fill("object-locks", c.objectLocks, o => [o.object, o.holder, o.owner, when(o.expiresAt),
+  fill("object-locks", c.objectLocks.items, o => [o.object, o.holder, o.owner, when(o.expiresAt),
     c.mayBreak ? breakButton("cooperative lock", o.holder, o.object, "at the next save",
       `/api/objects/${encodeURIComponent(o.className)}/${encodeURIComponent(o.id)}/lock/break`, { lockToken: o.lockToken }) : ""]);
   $("#lock-breaks-section").hidden = !c.mayBreak && c.lockBreaks.length === 0;
@@ -154,5 +189,14 @@ async function showAudit(resource) {
 
 sessionControls(refresh, async () => {});
 $("#audit-form").onsubmit = e => { e.preventDefault(); showAudit($("#audit-resource").value.trim()); };
+$("#lock-filter").onsubmit = e => {
+  e.preventDefault();
+  filters = { holder: $("#filter-holder").value.trim(), contains: $("#filter-contains").value.trim(),
+    lockId: $("#filter-lock-id").value.trim(), order: $("#filter-order").value };
+  offsets.edit = offsets.tree = offsets.object = 0;
+  const kind = $("#filter-kind").value;
+  for (const k of ["edit", "tree", "object"]) $(`#${k}-section`).hidden = kind !== "all" && kind !== k;
+  refresh();
+};
 setInterval(() => { if (session.user) refresh(); }, 2000);
 refresh();

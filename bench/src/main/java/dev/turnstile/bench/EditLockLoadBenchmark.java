@@ -62,7 +62,7 @@ final class EditLockLoadBenchmark implements Callable<Integer> {
         for (int i = 0; i < editors; i++) {
             String token = UUID.randomUUID().toString().replace("-", "");
             tokens.add(token);
-            users.append("  editor").append(i).append(":\n    token: ").append(token).append('\n');
+            users.append("  editor").append(i).append(":\n    tokenDigest: \"").append(ConsoleBenchmark.tokenDigest(token)).append("\"\n");
         }
         Files.writeString(dir.resolve("users.yaml"), users);
         Files.writeString(dir.resolve("turnstile.yaml"), "database:\n  url: jdbc:h2:file:" + dir.resolve("data/turnstile")

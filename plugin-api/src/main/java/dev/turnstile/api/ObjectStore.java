@@ -60,10 +60,11 @@ public interface ObjectStore {
     UpdatingBatch createUpdatingBatch(RefreshMode refreshMode);
 
     /**
-     * The objects that hold an unexpired cooperative lock, soonest expiry first, at most
-     * {@code max}; objects of the engine's classes only with their read role.
+     * The objects holding an unexpired cooperative lock that {@code query} asks for — by holder, by
+     * class name text or object id, by lock token — a page of them and how many there are; objects
+     * of the engine's classes only with their read role.
      */
-    java.util.List<ObjectLockInfo> lockedObjects(int max);
+    LockPage<ObjectLockInfo> lockedObjects(LockQuery query);
 
     /** Registers a preprocessor for saves of this class and its subclasses, in this engine. */
     void addChangePreprocessor(String className, ChangePreprocessor preprocessor);

@@ -175,7 +175,7 @@ class ServerSecurityTest {
         try {
             JsonNode carols = JSON.readTree(send("GET", "/api/console", null, "Cookie", login("carol").cookie()).body());
             assertThat(carols.get("scope").asText()).isEqualTo("own");
-            assertThat(carols.get("editLocks")).as("bob's paragraph lock, not carol's to see").isEmpty();
+            assertThat(carols.get("editLocks").get("items")).as("bob's paragraph lock, not carol's to see").isEmpty();
             assertThat(carols.get("treeLocks").findValuesAsText("owner")).containsOnly("carol");
             assertThat(carols.get("feedClients").isNull()).isTrue();
             assertThat(carols.get("feedClientsRefused").asText())

@@ -313,6 +313,53 @@ class TurnstileServerTest {
         assertThat(json(send("GET", "/api/console", null, otherToken)).get("lockBreaks")).as("for operators").isEmpty();
     }
 
+    /** Issue 43: the console showed the oldest 500 locks and said nothing of the rest; now each table pages, counts and filters. */
+    @Test
+    void theConsolesLockTables_arePagedCountedAndFiltered_inTheDatabase() throws Exception {
+        TreePath site = TreePath.root("site", "pages-" + UUID.randomUUID().toString().substring(0, 8));
+        List<TreeLockHandle> held = new ArrayList<>();
+        for (int i = 0; i < 120; i++) {
+            held.add(engine.session(i % 2 == 0 ? "mallory" : "crew").treeLocks()
+                    .tryLock(TreeLockRequest.exclusive(site.child("bench", String.format("%03d", i)))).orElseThrow());
+        }
+        List<String> tokens = held.stream().map(TreeLockHandle::lockToken).toList();
+        String filter = "/api/console?contains=" + site.toString().replace(" ", "%20");
+        List<String> paged = new ArrayList<>();
+        for (int offset = 0; offset < 120; offset += 50) {
+            JsonNode page = json(send("GET", filter + "&treeOffset=" + offset, null, operatorToken)).get("treeLocks");
+            assertThat(page.get("total").asLong()).isEqualTo(120);
+            assertThat(page.get("offset").asInt()).isEqualTo(offset);
+            assertThat(page.get("items")).hasSize(Math.min(50, 120 - offset));
+            paged.addAll(page.get("items").findValuesAsText("lockToken"));
+        }
+        assertThat(paged).as("three pages, none twice, none left out").doesNotHaveDuplicates().containsExactlyInAnyOrderElementsOf(tokens);
+        JsonNode newest = json(send("GET", filter + "&order=NEWEST&holder=crew", null, operatorToken)).get("treeLocks");
+        assertThat(newest.get("total").asLong()).isEqualTo(60);
+        assertThat(newest.get("items").findValuesAsText("since")).isSortedAccordingTo(java.util.Comparator.reverseOrder());
+        assertThat(newest.get("items").findValuesAsText("owner")).containsOnly("crew");
+        JsonNode one = json(send("GET", "/api/console?lockId=" + tokens.get(7), null, operatorToken)).get("treeLocks");
+        assertThat(one.get("items").findValuesAsText("lockToken")).containsExactly(tokens.get(7));
+        JsonNode own = json(send("GET", filter, null, otherToken)).get("treeLocks");
+        assertThat(own.get("total").asLong()).as("an editor sees the locks she holds").isEqualTo(60);
+        assertThat(own.get("items").findValuesAsText("owner")).containsOnly("mallory");
+
+        Map<String, String> refused = new LinkedHashMap<>();
+        refused.put(filter + "&order=sideways", "E_BAD_VALUE: Bad value for lock order: \"sideways\" (one of oldest, newest, holder, what)");
+        refused.put(filter + "&treeOffset=x", "treeOffset must be a row number (0 for the first page), not x");
+        refused.put(filter + "&treeOffset=-1", "E_BAD_VALUE: Bad value for lock query offset: -1 [Integer] (0 or more)");
+        refused.put("/api/console?contains=" + "x".repeat(201), "E_BAD_VALUE: Bad value for lock query contains: \"xxxxxxxxxxxxxxxxxxxx…\" (at most 200 characters)");
+        for (Map.Entry<String, String> c : refused.entrySet()) {
+            HttpResponse<String> r = send("GET", c.getKey(), null, operatorToken);
+            assertThat(r.statusCode()).as(c.getKey()).isEqualTo(400);
+            assertThat(json(r).get("error").asText()).as(c.getKey()).isEqualTo(c.getValue());
+        }
+        HttpResponse<String> others = send("GET", filter + "&holder=crew", null, otherToken);
+        assertThat(others.statusCode()).isEqualTo(403);
+        assertThat(json(others).get("error").asText()).isEqualTo("mallory may see only the locks she or he holds: another holder's need"
+                + " one of the roles lock-breaker, dispenser-admin, operator");
+        held.forEach(TreeLockHandle::unlock);
+    }
+
     private static EngineRuntimeException failure(org.assertj.core.api.ThrowableAssert.ThrowingCallable call) {
         return catchThrowableOfType(EngineRuntimeException.class, call);
     }

@@ -1,5 +1,7 @@
 package dev.turnstile.engine.editlock;
 
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.editlock.Article;
 import dev.turnstile.api.editlock.EditAuditEntry;
 import dev.turnstile.api.editlock.EditLock;
@@ -46,8 +48,8 @@ public record DefaultEditLocks(EditLockService service, String user, Set<String>
     }
 
     @Override
-    public List<EditLock> heldLocks(int max) {
-        return service.heldLocks(max);
+    public LockPage<EditLock> heldLocks(LockQuery query) {
+        return service.heldLocks(query);
     }
 
     @Override

@@ -11,8 +11,10 @@ import dev.turnstile.api.editlock.EditLocks;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.editlock.EditStatus;
 import dev.turnstile.engine.breaks.LockBreaks;
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.engine.db.Database;
-import dev.turnstile.engine.db.Expiry;
+import dev.turnstile.engine.db.LockListing;
 import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.db.Turn;
@@ -46,7 +48,7 @@ public final class EditLockService {
 
     private final Database database;
     final ObjectStoreServices objects;
-    private final Map<String, EditLockConfig> types;
+    private final EditLockValidity validity;
     private final Map<String, Paragraphs> paragraphRules = new ConcurrentHashMap<>();
     final EditAudit audit;
     private final Articles articles;
@@ -55,7 +57,7 @@ public final class EditLockService {
     public EditLockService(Database database, ObjectStoreServices objects, LockBreaks breaks, EngineConfig config) {
         this.database = database;
         this.objects = objects;
-        this.types = config.editLocks().types();
+        this.validity = new EditLockValidity(config.editLocks().types());
         this.audit = new EditAudit(database, config.editLocks().auditRetention());
         this.articles = new Articles(this);
         this.breaks = new EditLockBreaks(this, database, breaks);
@@ -65,31 +67,20 @@ public final class EditLockService {
     }
 
     EditLockConfig config(String type) {
-        return types.getOrDefault(type, EditLockConfig.DEFAULTS);
+        return validity.config(type);
     }
 
     Paragraphs paragraphs(String type) {
         return paragraphRules.computeIfAbsent(type, t -> new Paragraphs(config(t).htmlTags()));
     }
 
-    /** The paper's four rules: state 1, heartbeat within {@code heartbeat}, start within {@code timeout}. */
+    /** The paper's four rules ({@link EditLockValidity}). */
     boolean valid(EditLockRecord r, Instant now) {
-        return r.state == 1 && Expiry.isHeld(expiry(r, config(typeOf(r.resourceId))), now);
-    }
-
-    /** When the lock lapses unless renewed: a heartbeat after its last, or the timeout after its start, whichever is first. */
-    private static Instant expiry(EditLockRecord r, EditLockConfig c) {
-        Instant byHeartbeat = r.heartBeatTime.plus(c.heartbeat());
-        Instant byTimeout = r.startTime.plus(c.timeout());
-        return byHeartbeat.isBefore(byTimeout) ? byHeartbeat : byTimeout;
-    }
-
-    private static String typeOf(String resourceId) {
-        return resourceId.substring(0, resourceId.indexOf(':'));
+        return validity.valid(r, now);
     }
 
     EditLock toLock(EditLockRecord r, EditResource resource) {
-        return new EditLock(r.lockId, r.userId, resource, r.startTime, r.heartBeatTime, expiry(r, config(resource.type())));
+        return new EditLock(r.lockId, r.userId, resource, r.startTime, r.heartBeatTime, EditLockValidity.expiry(r, config(resource.type())));
     }
 
     /** A refusal inside an all-or-nothing transaction: thrown to roll it back, caught to answer. */
@@ -189,16 +180,15 @@ public final class EditLockService {
     private void checkLimit(StatelessSession session, String user, List<EditResource> requested, Instant now) {
         String type = requested.get(0).type();
         EditLockConfig config = config(type);
-        // valid()'s rule in the query: held at now by both, heartBeatTime + heartbeat and startTime + timeout.
-        List<Object[]> held = session.createSelectionQuery("select count(l), min(l.startTime) from EditLockRecord l"
+        Map<String, Object> times = new java.util.HashMap<>();
+        var query = session.createSelectionQuery("select count(l), min(l.startTime) from EditLockRecord l"
                         + " where l.userId = :u and l.state = 1 and l.resourceId like :type and "
-                        + Expiry.in("l.heartBeatTime").heldAt(":nowLessHeartbeat") + " and "
-                        + Expiry.in("l.startTime").heldAt(":nowLessTimeout") + " and l.resourceId not in (:requested)", Object[].class)
+                        + EditLockValidity.heldAt("l.heartBeatTime", "l.startTime", config, now, "", times)
+                        + " and l.resourceId not in (:requested)", Object[].class)
                 .setParameter("u", user).setParameter("type", type + ":%")
-                .setParameter("nowLessHeartbeat", now.minus(config.heartbeat()))
-                .setParameter("nowLessTimeout", now.minus(config.timeout()))
-                .setParameterList("requested", requested.stream().map(EditResource::resourceId).toList())
-                .getResultList();
+                .setParameterList("requested", requested.stream().map(EditResource::resourceId).toList());
+        times.forEach(query::setParameter);
+        List<Object[]> held = query.getResultList();
         long elsewhere = (Long) held.get(0)[0];
         if (elsewhere + requested.size() > config.maxLocksPerUser()) {
             Instant since = elsewhere == 0 ? now : (Instant) held.get(0)[1];
@@ -350,17 +340,15 @@ public final class EditLockService {
         });
     }
 
-    public List<EditLock> heldLocks(int max) {
-        if (max < 1 || max > 10_000) {
-            throw EngineRuntimeException.badArgument("heldLocks max", max, "1 to 10000");
-        }
+    public LockPage<EditLock> heldLocks(LockQuery query) {
         return database.inTransaction(() -> "listing edit locks", session -> {
-            Instant now = database.now();
-            return session.createSelectionQuery("from EditLockRecord l where l.state = 1 order by l.startTime, l.resourceId",
-                            EditLockRecord.class).getResultList().stream()
-                    .filter(r -> valid(r, now)).limit(max).map(r -> toLock(r, resourceOf(r.resourceId))).toList();
+            LockPage<EditLockRecord> rows = LISTING.page(session, query, EditLockRecord.class, validity.heldAt(database.now()), t -> t);
+            return new LockPage<>(rows.items().stream().map(r -> toLock(r, resourceOf(r.resourceId))).toList(), rows.total(), rows.offset());
         });
     }
+
+    /** Edit locks as a console lists them: by holder, resource, lock id and start. */
+    private static final LockListing LISTING = new LockListing("ts_edit_lock", "user_id", "resource_id", null, "lock_id", "start_time");
 
     public List<EditAuditEntry> audit(String resourceId, int max) {
         return audit.entries(resourceId, max);

@@ -8,6 +8,8 @@ import dev.turnstile.api.Document;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.Folder;
 import dev.turnstile.api.IndependentObject;
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyDefinition;
@@ -171,13 +173,8 @@ final class DefaultObjectStore implements ObjectStore {
     }
 
     @Override
-    public List<ObjectLockInfo> lockedObjects(int max) {
-        if (max < 1 || max > 10_000) {
-            throw EngineRuntimeException.badArgument("lockedObjects max", max, "1 to 10000");
-        }
-        return services.persistence.lockedObjects().stream()
-                .filter(l -> services.systemClasses.mayRead(services.classes.get(l.className()), actor, roles))
-                .limit(max).toList();
+    public LockPage<ObjectLockInfo> lockedObjects(LockQuery query) {
+        return services.persistence.objectLocks.lockedObjects(query, services.systemClasses.unreadable(actor, roles));
     }
 
     ObjectState read(String className, UUID id) {

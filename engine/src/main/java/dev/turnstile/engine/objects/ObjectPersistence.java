@@ -2,14 +2,11 @@ package dev.turnstile.engine.objects;
 
 import dev.turnstile.api.ChangeContext.Action;
 import dev.turnstile.api.EngineRuntimeException;
-import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.LockBreak;
-import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.RefreshMode;
 import dev.turnstile.api.changes.ChangeKind;
 import dev.turnstile.engine.breaks.LockBreaks;
 import dev.turnstile.engine.db.Database;
-import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.GuardedWrite;
 import org.hibernate.LockMode;
 import org.hibernate.StatelessSession;
@@ -51,11 +48,14 @@ final class ObjectPersistence {
     private final Operations operations;
     /** Where an operator's break of a cooperative lock is recorded, and its holder finds it. */
     private final LockBreaks breaks;
+    /** The cooperative locks as operators see them, and their holders are told of breaks. */
+    final ObjectLocks objectLocks;
 
     ObjectPersistence(Database database, ClassRegistry classes, ChangePreprocessors preprocessors, SystemClasses systemClasses,
                       LockHook locks, ObjectStatements statements, Operations operations, LockBreaks breaks) {
         this.operations = operations;
         this.breaks = breaks;
+        this.objectLocks = new ObjectLocks(database, breaks);
         this.systemClasses = systemClasses;
         this.database = database;
         this.classes = classes;
@@ -132,31 +132,11 @@ final class ObjectPersistence {
             states = actor.engine() ? saving.get()
                     : operations.run("turnstile.object.save", saving, "operation", operation, "class", one == null ? "(batch)" : one.getClassName());
         } catch (EngineRuntimeException e) {
-            throw toldOfBreak(e, ordered, actor);
+            throw objectLocks.toldOfBreak(e, ordered, actor);
         }
         for (int i = 0; i < ordered.size(); i++) {
             ordered.get(i).saved(states.get(i), mode);
         }
-    }
-
-    /**
-     * A save refused because its object moved on ({@code E_OBJECT_MODIFIED}, {@code E_OBJECT_NOT_LOCKED})
-     * while its instance showed the user's own lock: if an operator broke that lock, the refusal says
-     * who, when and why. Read on this refusal only.
-     */
-    private EngineRuntimeException toldOfBreak(EngineRuntimeException e, List<DefaultIndependentObject> ordered, LockRules.Actor actor) {
-        if (e.getExceptionCode() != ExceptionCode.E_OBJECT_MODIFIED && e.getExceptionCode() != ExceptionCode.E_OBJECT_NOT_LOCKED) {
-            return e;
-        }
-        for (DefaultIndependentObject o : ordered) {
-            if (o.getLockToken() != null && actor.user().equals(o.getLockHolder())) {
-                var broken = breaks.find(o.getLockToken().toString());
-                if (broken.isPresent()) {
-                    return EngineRuntimeException.of(e.getExceptionCode(), e.getMessage() + ". " + broken.get().message(), e);
-                }
-            }
-        }
-        return e;
     }
 
     /** One attempt at the save: alone if it can be, else a transaction, looked at again while others moved the rows on. */
@@ -185,21 +165,6 @@ final class ObjectPersistence {
             return null;
         }
         return database.alone(what, statement);
-    }
-
-    /** Every unexpired cooperative lock by the database clock, soonest expiry first. */
-    List<ObjectLockInfo> lockedObjects() {
-        return database.inTransaction(() -> "listing cooperative locks", session -> {
-            Instant now = database.now();
-            return session.createSelectionQuery("select o.className, o.id, o.lockHolder, o.lockOwner, o.lockTimeout,"
-                            + " o.dateLastModified, o.lockToken from ObjectRecord o where o.lockHolder is not null", Object[].class)
-                    .getResultList().stream()
-                    .map(r -> new ObjectLockInfo((String) r[0], (UUID) r[1], (String) r[2], (String) r[3], (UUID) r[6],
-                            new LockState((String) r[2], (String) r[3], null, (Integer) r[4]).expiry((Instant) r[5])))
-                    .filter(l -> Expiry.isHeld(l.expiresAt(), now))
-                    .sorted(java.util.Comparator.comparing(ObjectLockInfo::expiresAt))
-                    .toList();
-        });
     }
 
     private List<ObjectState> writeAll(Supplier<String> what, LockRules.Actor actor, List<DefaultIndependentObject> ordered,

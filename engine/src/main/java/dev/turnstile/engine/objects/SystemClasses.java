@@ -67,6 +67,23 @@ final class SystemClasses {
         return role == null || roles.contains(role);
     }
 
+    /**
+     * The engine's classes whose objects the session may not read (it lacks their read role). Only the
+     * engine defines subclasses of them ({@link #checkDefine}), and it defines none.
+     */
+    Set<String> unreadable(LockRules.Actor actor, Set<String> roles) {
+        if (actor.engine()) {
+            return Set.of();
+        }
+        Set<String> unreadable = new java.util.TreeSet<>();
+        owners.forEach((className, owner) -> {
+            if (owner.readRole() != null && !roles.contains(owner.readRole())) {
+                unreadable.add(className);
+            }
+        });
+        return unreadable;
+    }
+
     /** Refuses a read of a system object by a session without the class's read role. */
     void checkRead(DefaultClassDefinition definition, UUID id, LockRules.Actor actor, Set<String> roles) {
         String system = systemClassOf(definition);

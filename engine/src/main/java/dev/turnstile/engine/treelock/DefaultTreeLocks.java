@@ -1,5 +1,7 @@
 package dev.turnstile.engine.treelock;
 
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockRequest;
@@ -41,8 +43,8 @@ public record DefaultTreeLocks(TreeLockService service, String user, Set<String>
     }
 
     @Override
-    public List<TreeLockInfo> status() {
-        return service.status();
+    public LockPage<TreeLockInfo> status(LockQuery query) {
+        return service.status(query);
     }
 
     @Override

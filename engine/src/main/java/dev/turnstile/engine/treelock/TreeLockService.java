@@ -3,6 +3,8 @@ package dev.turnstile.engine.treelock;
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.retry.RetryExhaustedException;
 import dev.turnstile.api.treelock.TreeLockHandle;
 import dev.turnstile.api.treelock.TreeLockInfo;
@@ -97,8 +99,8 @@ public final class TreeLockService {
         return store.status(subtree);
     }
 
-    public List<TreeLockInfo> status() {
-        return store.statusAll();
+    public LockPage<TreeLockInfo> status(LockQuery query) {
+        return store.status(query);
     }
 
     /** Ends another user's live lease as an operator; see {@link dev.turnstile.api.treelock.TreeLocks#breakLock}. */

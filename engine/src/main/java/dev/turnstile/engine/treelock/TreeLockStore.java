@@ -3,6 +3,8 @@ package dev.turnstile.engine.treelock;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.LockBreak;
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.treelock.TreeLockInfo;
 import dev.turnstile.api.treelock.TreeLockMode;
 import dev.turnstile.api.treelock.TreeLockRequest;
@@ -11,6 +13,7 @@ import dev.turnstile.engine.breaks.LockBreaks;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.Lease;
+import dev.turnstile.engine.db.LockListing;
 import dev.turnstile.engine.db.Sql;
 import dev.turnstile.engine.db.Sweep;
 import org.hibernate.StatelessSession;
@@ -295,12 +298,23 @@ final class TreeLockStore {
                 .toList());
     }
 
-    List<TreeLockInfo> statusAll() {
-        return info(leases("%"));
+    /** Tree locks as a console lists them: by holder, nodes, lease id and grant. */
+    private static final LockListing LISTING = new LockListing("ts_tree_lease", "owner_info", "lease_nodes", null, "lease_id", "acquired_at");
+
+    LockPage<TreeLockInfo> status(LockQuery query) {
+        return database.inTransaction(() -> "listing tree locks", session -> {
+            Instant now = database.now();
+            LockPage<TreeLeaseRecord> rows = LISTING.page(session, query, TreeLeaseRecord.class, LockListing.Held.ALL, t -> t);
+            return new LockPage<>(info(rows.items().stream().map(r -> new Held(r, decode(r.nodes))).toList(), now), rows.total(),
+                    rows.offset());
+        });
     }
 
     private List<TreeLockInfo> info(List<Held> leases) {
-        Instant now = database.now();
+        return info(leases, database.now());
+    }
+
+    private static List<TreeLockInfo> info(List<Held> leases, Instant now) {
         return leases.stream().map(held -> new TreeLockInfo(held.row.leaseId, held.row.owner, held.request.nodes(),
                 held.row.acquiredAt, held.row.expiresAt, Expiry.isLapsed(held.row.expiresAt, now))).toList();
     }

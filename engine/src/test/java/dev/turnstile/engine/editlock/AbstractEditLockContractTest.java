@@ -5,6 +5,8 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.LockBreak;
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.editlock.Article;
 import dev.turnstile.api.editlock.EditAuditEntry;
 import dev.turnstile.api.editlock.EditLock;
@@ -47,6 +49,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 @TestInstance(TestInstance.Lifecycle.PER_CLASS)
 public abstract class AbstractEditLockContractTest {
     static final String WIKI = "wiki";
+    /** A type whose locks lapse soon: a 40 s heartbeat, a minute in all. */
+    static final String QUICK = "quick";
     private final MutableClock clock = new MutableClock(Instant.now().truncatedTo(ChronoUnit.MICROS));
     private ContentEngine engine;
     private EditLocks locks;
@@ -62,7 +66,8 @@ public abstract class AbstractEditLockContractTest {
     @BeforeAll
     void open() {
         engine = ContentEngine.open(EngineConfig.from(config()).clock(clock)
-                .editLocks(EditLocksConfig.builder().type(WIKI, new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 3)).build())
+                .editLocks(EditLocksConfig.builder().type(WIKI, new EditLockConfig(Duration.ofMinutes(2), Duration.ofHours(1), true, List.of("p", "pre"), 3))
+                        .type(QUICK, new EditLockConfig(Duration.ofSeconds(40), Duration.ofMinutes(1), false, List.of("p"), 20)).build())
                 .build());
         locks = engine.editLocks();
     }
@@ -411,7 +416,8 @@ public abstract class AbstractEditLockContractTest {
         EditLock b = as(editorB).tryLock(paragraph(2)).granted().lock();
         EditLock gone = as(editorC).tryLock(paragraph(3)).granted().lock();
         as(editorC).unlock(gone.lockToken());
-        assertThat(locks.heldLocks(10_000)).extracting(EditLock::lockToken).contains(a.lockToken(), b.lockToken()).doesNotContain(gone.lockToken());
+        assertThat(locks.heldLocks(LockQuery.first(10_000)).items()).extracting(EditLock::lockToken).contains(a.lockToken(), b.lockToken())
+                .doesNotContain(gone.lockToken());
         assertThat(failure(() -> as(editorB).heartbeat(a.lockToken())).getExceptionCode()).isEqualTo(ExceptionCode.E_ACCESS_DENIED);
         assertThat(locks.audit(paragraph(1).resourceId(), 1)).singleElement().satisfies(e -> {
             assertThat(e.user()).isEqualTo(editorB);
@@ -420,8 +426,62 @@ public abstract class AbstractEditLockContractTest {
             assertThat(e.detail()).contains("it is not theirs");
         });
         clock.advance(Duration.ofMinutes(3));
-        assertThat(locks.heldLocks(10_000)).extracting(EditLock::lockToken).doesNotContain(a.lockToken(), b.lockToken());
-        assertThat(failure(() -> locks.heldLocks(0)).getMessage()).contains("heldLocks max");
+        assertThat(locks.heldLocks(LockQuery.first(10_000)).items()).extracting(EditLock::lockToken).doesNotContain(a.lockToken(), b.lockToken());
+        assertThat(failure(() -> LockQuery.first(0)).getMessage()).isEqualTo("E_BAD_VALUE: Bad value for lock query limit: 0 [Integer] (1 to 10000)");
+    }
+
+    /**
+     * Issue 43: the console met 1,000 locks and showed the oldest 500 without a word of the rest. The
+     * database now filters, counts, orders and pages, by each type's own rules of validity.
+     */
+    @Test
+    void heldLocks_arePagedFilteredAndCountedByTheDatabase_byEachTypesRules() {
+        String id = "pages-" + UUID.randomUUID().toString().substring(0, 8);
+        Article a = as("editor").createArticle(WIKI, id, "<p>1</p><p>2</p><p>3</p><p>4</p><p>5</p><p>6</p><p>7</p>");
+        List<String> taken = new ArrayList<>();
+        for (int i = 0; i < 7; i++) {
+            taken.add(as("pager" + i % 3 + "-" + id).tryLock(paragraph(a, i + 1)).granted().lock().lockToken());
+            clock.advance(Duration.ofSeconds(1));
+        }
+        LockQuery ofArticle = LockQuery.first(3).contains(id);
+        List<String> paged = new ArrayList<>();
+        for (int offset = 0; offset < 7; offset += 3) {
+            LockPage<EditLock> page = locks.heldLocks(ofArticle.offset(offset));
+            assertThat(page.total()).as("every page counts them all").isEqualTo(7);
+            assertThat(page.hasMore()).isEqualTo(offset + 3 < 7);
+            page.items().forEach(l -> paged.add(l.lockToken()));
+        }
+        assertThat(paged).as("three pages, oldest first, none twice, none left out").isEqualTo(taken);
+        assertThat(locks.heldLocks(ofArticle.offset(9)).items()).isEmpty();
+        assertThat(locks.heldLocks(ofArticle.order(LockQuery.Order.NEWEST)).items().get(0).lockToken()).isEqualTo(taken.get(6));
+        assertThat(locks.heldLocks(LockQuery.first(10).contains(id).order(LockQuery.Order.HOLDER)).items()).extracting(EditLock::holder)
+                .isSorted().hasSize(7);
+        LockPage<EditLock> pager1 = locks.heldLocks(ofArticle.holder("pager1-" + id));
+        assertThat(pager1.total()).isEqualTo(2);
+        assertThat(pager1.items()).extracting(EditLock::lockToken).containsExactly(taken.get(1), taken.get(4));
+        assertThat(locks.heldLocks(LockQuery.first(5).lockToken(taken.get(4))).items()).extracting(EditLock::lockToken)
+                .containsExactly(taken.get(4));
+        assertThat(locks.heldLocks(LockQuery.first(5).lockToken("no-such-lock")).total()).isZero();
+        assertThat(locks.heldLocks(LockQuery.first(5).contains(id.replace('-', '_'))).total()).as("_ is no wildcard").isZero();
+
+        // Each type by its own rules: a quick lock lapses by its timeout though its heartbeat is fresh.
+        as("editor").createArticle(QUICK, id, "<p>q</p>");
+        as("editor").createArticle("doc", id, "<p>d</p>");
+        String quick = as("quicker").tryLock(EditResource.article(QUICK, id)).granted().lock().lockToken();
+        String doc = as("docker").tryLock(EditResource.article("doc", id)).granted().lock().lockToken();
+        LockQuery anyType = LockQuery.first(100).contains(":" + id);
+        assertThat(locks.heldLocks(anyType).total()).isEqualTo(9);
+        clock.advance(Duration.ofSeconds(30));
+        as("quicker").heartbeat(quick);
+        clock.advance(Duration.ofSeconds(30));
+        as("quicker").heartbeat(quick);
+        assertThat(locks.heldLocks(anyType).total()).as("at its timeout it is still held").isEqualTo(9);
+        clock.advance(Duration.ofSeconds(1));
+        LockPage<EditLock> afterTimeout = locks.heldLocks(anyType);
+        assertThat(afterTimeout.total()).isEqualTo(8);
+        assertThat(afterTimeout.items()).extracting(EditLock::lockToken).doesNotContain(quick).contains(doc, taken.get(0));
+        clock.advance(Duration.ofMinutes(2));
+        assertThat(locks.heldLocks(anyType).total()).as("the wiki's and the default type's heartbeats lapsed").isZero();
     }
 
     /**
@@ -500,7 +560,7 @@ public abstract class AbstractEditLockContractTest {
                         editorA + " acquire granted " + first.resourceId(),
                         "editor create ok " + whole);
         assertThat(locks.audit(first.resourceId(), 100)).as("a paragraph's trail, its own rows").hasSize(3);
-        locks.heldLocks(100).stream().filter(l -> l.holder().equals(editorC)).forEach(l -> as(editorC).unlock(l.lockToken()));
+        locks.heldLocks(LockQuery.first(100).holder(editorC)).items().forEach(l -> as(editorC).unlock(l.lockToken()));
     }
 
     // ---- paragraph granularity without lost updates ---------------------------------------------

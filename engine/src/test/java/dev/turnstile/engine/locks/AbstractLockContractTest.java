@@ -9,6 +9,9 @@ import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.IndependentObject;
 import dev.turnstile.api.LockBreak;
 import dev.turnstile.api.LockConfig;
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
+import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
@@ -265,6 +268,43 @@ public abstract class AbstractLockContractTest {
         assertThat(fetch(bob, o.getId()).isLocked()).isFalse();
     }
 
+    /** Issue 43: the console pages, filters and counts cooperative locks in the database; an expired lock is no lock. */
+    @Test
+    void lockedObjects_arePagedFilteredAndCountedByTheDatabase() {
+        List<CustomObject> lockedOnes = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            CustomObject o = fetch(i % 2 == 0 ? alice : bob, created().getId());
+            o.lock(i == 4 ? 10 : 600, "page " + i);
+            o.save(RefreshMode.REFRESH);
+            lockedOnes.add(o);
+            clock.advance(Duration.ofSeconds(1));
+        }
+        created(); // never locked
+        LockQuery ofClass = LockQuery.first(2).contains(cls);
+        List<UUID> paged = new ArrayList<>();
+        for (int offset = 0; offset < 5; offset += 2) {
+            LockPage<ObjectLockInfo> page = alice.lockedObjects(ofClass.offset(offset));
+            assertThat(page.total()).isEqualTo(5);
+            page.items().forEach(l -> paged.add(l.id()));
+        }
+        assertThat(paged).as("by last save, oldest first").isEqualTo(lockedOnes.stream().map(CustomObject::getId).toList());
+        assertThat(alice.lockedObjects(ofClass.order(LockQuery.Order.NEWEST)).items().get(0).id()).isEqualTo(lockedOnes.get(4).getId());
+        assertThat(alice.lockedObjects(ofClass.holder("bob")).total()).isEqualTo(2);
+        CustomObject third = lockedOnes.get(2);
+        assertThat(alice.lockedObjects(LockQuery.first(5).lockToken(third.getLockToken().toString())).items()).singleElement()
+                .satisfies(l -> assertThat(l.id()).isEqualTo(third.getId()));
+        assertThat(alice.lockedObjects(LockQuery.first(5).contains(third.getId().toString())).items()).as("an object by its id")
+                .extracting(ObjectLockInfo::id).containsExactly(third.getId());
+        assertThat(alice.lockedObjects(LockQuery.first(5).lockToken("not-a-token")).total()).isZero();
+        clock.set(lockedOnes.get(4).getLockExpiry().plusSeconds(1));
+        assertThat(alice.lockedObjects(ofClass).total()).as("an expired lock is no lock").isEqualTo(4);
+        for (CustomObject o : lockedOnes.subList(0, 4)) {
+            o.unlock();
+            o.save(RefreshMode.REFRESH);
+        }
+        assertThat(alice.lockedObjects(ofClass).total()).isZero();
+    }
+
     /** Issue 43: an operator breaks an abandoned lock, saying why; the holder's next save is told who, when and why. */
     @Test
     void anOperatorBreaksAnAbandonedLock_theHoldersNextSaveIsToldWhoAndWhy_andALockTakenSinceIsLeftAlone() {
@@ -278,7 +318,7 @@ public abstract class AbstractLockContractTest {
         CustomObject c = fetch(admin, o.getId());
         assertThat(failure(() -> c.breakLock(" ")).getMessage()).isEqualTo("E_BAD_VALUE: Bad value for reason for breaking the"
                 + " cooperative lock of " + object + ": \" \" (1 to 200 characters: why, for its holder and the audit trail)");
-        assertThat(admin.lockedObjects(10_000)).filteredOn(l -> l.id().equals(o.getId())).singleElement()
+        assertThat(admin.lockedObjects(LockQuery.first(10_000)).items()).filteredOn(l -> l.id().equals(o.getId())).singleElement()
                 .satisfies(l -> assertThat(l.lockToken()).as("the console breaks the lock it shows").isEqualTo(o.getLockToken()));
 
         c.breakLock("the import crashed and left its lock");

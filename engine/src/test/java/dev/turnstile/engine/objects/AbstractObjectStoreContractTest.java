@@ -10,6 +10,7 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.IndependentObject;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.ObjectStore;
 import dev.turnstile.api.PropertyDefinition;
 import dev.turnstile.api.PropertyFilter;
@@ -335,16 +336,16 @@ public abstract class AbstractObjectStoreContractTest {
         o.lock(600, "console test");
         o.save(RefreshMode.REFRESH);
         CustomObject free = newCounter(0);
-        assertThat(alice.lockedObjects(10_000)).filteredOn(l -> l.id().equals(locked.getId())).singleElement().satisfies(l -> {
+        assertThat(alice.lockedObjects(LockQuery.first(10_000)).items()).filteredOn(l -> l.id().equals(locked.getId())).singleElement().satisfies(l -> {
             assertThat(l.holder()).isEqualTo("bob");
             assertThat(l.owner()).isEqualTo("console test");
             assertThat(l.className()).isEqualTo(counterClass);
             assertThat(l.expiresAt()).isEqualTo(o.getDateLastModified().plusSeconds(600));
         });
-        assertThat(alice.lockedObjects(10_000)).extracting(l -> l.id()).doesNotContain(free.getId());
+        assertThat(alice.lockedObjects(LockQuery.first(10_000)).items()).extracting(l -> l.id()).doesNotContain(free.getId());
         o.unlock();
         o.save(RefreshMode.REFRESH);
-        assertThat(alice.lockedObjects(10_000)).extracting(l -> l.id()).doesNotContain(locked.getId());
+        assertThat(alice.lockedObjects(LockQuery.first(10_000)).items()).extracting(l -> l.id()).doesNotContain(locked.getId());
     }
 
     @Test

@@ -5,6 +5,8 @@ import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.EngineStatistics;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.retry.RetryMetrics;
 import dev.turnstile.api.retry.RetryPoliciesConfig;
 import dev.turnstile.api.retry.RetryPolicyConfig;
@@ -360,9 +362,39 @@ public abstract class AbstractTreeLockContractTest {
         });
         assertThat(locks.status(site)).extracting(TreeLockInfo::holder).containsExactlyInAnyOrder("op 17", "audit");
         assertThat(locks.status(bench("A", "2"))).isEmpty();
-        assertThat(locks.status()).extracting(TreeLockInfo::lockToken).contains(a1.lockToken(), b.lockToken());
+        assertThat(locks.status(LockQuery.first(10_000)).items()).extracting(TreeLockInfo::lockToken).contains(a1.lockToken(), b.lockToken());
         a1.unlock();
         b.unlock();
+    }
+
+    /** Issue 43: the console pages, filters and counts tree locks in the database, lapsed ones included and marked. */
+    @Test
+    void statusPages_filtersAndCountsTheLeases_lapsedOnesMarked() {
+        List<TreeLockHandle> held = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            held.add(as("crew" + i % 2).tryLock(TreeLockRequest.exclusive(bench("A", String.valueOf(i)))).orElseThrow());
+            clock.advance(Duration.ofSeconds(1));
+        }
+        LockQuery inSite = LockQuery.first(2).contains(site.toString());
+        List<String> paged = new ArrayList<>();
+        for (int offset = 0; offset < 5; offset += 2) {
+            LockPage<TreeLockInfo> page = locks.status(inSite.offset(offset));
+            assertThat(page.total()).isEqualTo(5);
+            page.items().forEach(i -> paged.add(i.lockToken()));
+        }
+        assertThat(paged).isEqualTo(held.stream().map(TreeLockHandle::lockToken).toList());
+        assertThat(locks.status(inSite.order(LockQuery.Order.NEWEST)).items().get(0).lockToken()).isEqualTo(held.get(4).lockToken());
+        LockPage<TreeLockInfo> crew1 = locks.status(LockQuery.first(10).contains(site.toString()).holder("crew1"));
+        assertThat(crew1.items()).extracting(TreeLockInfo::lockToken).containsExactly(held.get(1).lockToken(), held.get(3).lockToken());
+        assertThat(locks.status(LockQuery.first(10).lockToken(held.get(2).lockToken())).items()).singleElement()
+                .satisfies(i -> assertThat(i.nodes()).containsOnlyKeys(bench("A", "2")));
+        assertThat(locks.status(LockQuery.first(10).contains(bench("A", "3").toString())).total()).isEqualTo(1);
+
+        clock.set(held.get(4).expiresAt().plusSeconds(1));
+        assertThat(locks.status(inSite.order(LockQuery.Order.WHAT).offset(0)).items()).as("lapsed, not yet taken back: marked")
+                .allSatisfy(i -> assertThat(i.expired()).isTrue());
+        held.forEach(TreeLockHandle::unlock);
+        assertThat(locks.status(inSite).total()).isZero();
     }
 
     @Test

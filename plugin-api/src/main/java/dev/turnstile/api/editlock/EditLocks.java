@@ -1,5 +1,7 @@
 package dev.turnstile.api.editlock;
 
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.Session;
 
 import java.util.List;
@@ -50,8 +52,11 @@ public interface EditLocks {
     /** Who edits {@code article}: its own valid lock and the valid locks on its paragraphs. */
     EditStatus status(EditResource article);
 
-    /** Every valid edit lock of every article, oldest first, at most {@code max}: who edits what. */
-    List<EditLock> heldLocks(int max);
+    /**
+     * The valid edit locks {@code query} asks for — by holder, by resource text ({@code wiki:},
+     * an article, a paragraph id), by lock id — a page of them and how many there are: who edits what.
+     */
+    LockPage<EditLock> heldLocks(LockQuery query);
 
     /**
      * The audit trail of one resource ({@code type:article}, with its paragraphs' entries;

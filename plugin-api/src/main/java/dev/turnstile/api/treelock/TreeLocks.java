@@ -1,6 +1,8 @@
 package dev.turnstile.api.treelock;
 
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.Session;
 
 import java.time.Duration;
@@ -53,8 +55,11 @@ public interface TreeLocks {
     /** The locks held on {@code subtree}'s root or anywhere below it, oldest first; expired ones included, marked. */
     List<TreeLockInfo> status(TreePath subtree);
 
-    /** Every lease in the database, oldest first, lapsed ones included (marked). */
-    List<TreeLockInfo> status();
+    /**
+     * The leases {@code query} asks for — by holder, by node text (a site, a path), by lock token —
+     * a page of them and how many there are; lapsed ones not yet taken back included (marked).
+     */
+    LockPage<TreeLockInfo> status(LockQuery query);
 
     /** Tree lock requests through this engine since it opened: granted, refused, and the time each took. */
     TreeLockStatistics statistics();

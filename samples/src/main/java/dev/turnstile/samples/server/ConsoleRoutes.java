@@ -5,6 +5,8 @@ import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.IndependentObject;
 import dev.turnstile.api.LockBreak;
 import dev.turnstile.api.LockConfig;
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
 import com.fasterxml.jackson.databind.JsonNode;
@@ -32,8 +34,9 @@ import java.util.UUID;
  * The console's data, for the page at {@code /}:
  * <ul>
  *   <li>{@code GET /api/console}: who holds what — edit locks with id, holder and age, tree locks,
- *       cooperative object locks — the dispensers with their current numbers and register report
- *       (for the dispenser admin role), and every change feed client's lag; a user without an
+ *       cooperative object locks, each a page of {@link #PAGE} with its total, filtered and ordered
+ *       by the query string ({@link #query}) — the dispensers with their current numbers and register
+ *       report (for the dispenser admin role), and every change feed client's lag; a user without an
  *       operator role ({@link #OPERATOR_ROLES}) sees only the locks they hold, and no feed clients
  *   <li>{@code GET /api/console/audit?resource=…}: the audit trail of one edit resource, newest first
  *   <li>{@code POST /api/tree-locks/{lockToken}/break} {@code {"reason"}} and
@@ -41,10 +44,12 @@ import java.util.UUID;
  *       operator with the lock-breaking role breaks a tree lock, or the cooperative lock the console
  *       showed on an object (not one taken since); the holder is told who, when and why
  * </ul>
- * Each list is capped at {@link #MAX_ROWS}; the console is for looking, not for exporting.
+ * The other lists are capped at {@link #MAX_ROWS}; the console is for looking, not for exporting.
  */
 final class ConsoleRoutes {
     static final int MAX_ROWS = 500;
+    /** The rows of a lock table's page. */
+    static final int PAGE = 50;
     /** The latest breaks an operator sees. */
     static final int MAX_BREAKS = 20;
     /** The roles that see everyone's locks and the feed clients: the engine's lock-breaking and dispenser roles, and operator. */
@@ -61,19 +66,18 @@ final class ConsoleRoutes {
         Instant now = Instant.now(); // only to show ages; every decision is the engine's, by the database clock
         // An operator sees everyone's locks; an editor only their own (who edits what elsewhere is not theirs to see).
         boolean operator = user.roles().stream().anyMatch(OPERATOR_ROLES::contains);
-        java.util.function.Predicate<String> shown = holder -> operator || user.name().equals(holder);
+        LockQuery query = query(ctx, user, operator);
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("scope", operator ? "everyone" : "own");
         // Whether to offer "break": the engine decides each break by the same role.
         body.put("mayBreak", user.roles().contains(engine.config().locks().breakerRole()));
         Map<String, Map<String, String>> wordsByArticle = new java.util.HashMap<>();
-        body.put("editLocks", engine.editLocks().heldLocks(MAX_ROWS).stream().filter(l -> shown.test(l.holder()))
-                .map(l -> editLock(l, now, wordsByArticle)).toList());
+        body.put("editLocks", page(engine.editLocks().heldLocks(query.offset(offset(ctx, "editOffset"))),
+                l -> editLock(l, now, wordsByArticle)));
+        body.put("treeLocks", page(engine.treeLocks().status(query.offset(offset(ctx, "treeOffset"))), ConsoleRoutes::treeLock));
+        body.put("objectLocks", page(engine.session(user.name(), user.roles()).objectStore()
+                .lockedObjects(query.offset(offset(ctx, "objectOffset"))), ConsoleRoutes::objectLock));
         body.put("lockBreaks", operator ? engine.lockBreaks(MAX_BREAKS).stream().map(ConsoleRoutes::lockBreak).toList() : List.of());
-        body.put("treeLocks", engine.treeLocks().status().stream().filter(i -> shown.test(i.holder())).limit(MAX_ROWS)
-                .map(ConsoleRoutes::treeLock).toList());
-        body.put("objectLocks", engine.session(user.name(), user.roles()).objectStore().lockedObjects(MAX_ROWS).stream()
-                .filter(l -> shown.test(l.holder())).map(ConsoleRoutes::objectLock).toList());
         Dispensers dispensers = engine.session(user.name(), user.roles()).dispensers();
         try {
             List<Map<String, Object>> rows = new ArrayList<>();
@@ -93,6 +97,40 @@ final class ConsoleRoutes {
                     + String.join(", ", OPERATOR_ROLES));
         }
         TurnstileServer.json(ctx, HttpStatus.OK, body);
+    }
+
+    /**
+     * The lock tables' filters, from the query string: {@code holder}, {@code contains} (an article,
+     * a node, a class or an object id), {@code lockId}, {@code order} (oldest, newest, holder, what);
+     * each table's page of {@link #PAGE} rows is its own {@code …Offset}. An editor's holder is herself.
+     */
+    private static LockQuery query(Context ctx, ServerUsers.User user, boolean operator) {
+        String holder = ctx.queryParam("holder");
+        if (!operator && holder != null && !holder.isBlank() && !holder.equals(user.name())) {
+            throw new TurnstileServer.Forbidden(user.name() + " may see only the locks she or he holds: another holder's need one of"
+                    + " the roles " + String.join(", ", OPERATOR_ROLES));
+        }
+        String order = ctx.queryParam("order");
+        return new LockQuery(operator ? holder : user.name(), ctx.queryParam("contains"), ctx.queryParam("lockId"),
+                order == null || order.isBlank() ? LockQuery.Order.OLDEST : LockQuery.Order.parse(order), 0, PAGE);
+    }
+
+    private static int offset(Context ctx, String name) {
+        String text = ctx.queryParam(name);
+        try {
+            return text == null || text.isBlank() ? 0 : Integer.parseInt(text);
+        } catch (NumberFormatException e) {
+            throw new TurnstileServer.BadRequest(name + " must be a row number (0 for the first page), not " + text);
+        }
+    }
+
+    /** A page as the console shows it: its rows, where it starts, and how many there are in all ("showing 51–100 of 1,000"). */
+    private static <T> Map<String, Object> page(LockPage<T> page, java.util.function.Function<T, Map<String, Object>> row) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("total", page.total());
+        m.put("offset", page.offset());
+        m.put("items", page.items().stream().map(row).toList());
+        return m;
     }
 
     void breakTreeLock(Context ctx) {
