@@ -4,8 +4,6 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.URLEncoder;
 import java.net.http.HttpClient;
@@ -17,14 +15,12 @@ import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
-import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
-import java.util.concurrent.TimeUnit;
 
 /**
  * The operator console's answer time as the edit locks grow: one {@code serve} process on the
@@ -61,20 +57,9 @@ final class ConsoleBenchmark implements Callable<Integer> {
         // A type whose locks outlive the run: the seeded rows are never renewed.
         Files.writeString(dir.resolve("turnstile.yaml"), "database:\n  url: \"" + database.url() + "\"\n  username: " + database.user()
                 + "\n  password: \"" + database.password() + "\"\neditLocks:\n  types:\n    " + TYPE + ":\n      heartbeat: 8h\n      timeout: 8h\n");
-        Process server = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                samplesJar.toAbsolutePath().toString(), "serve", "--port", "0", "--config", dir.resolve("turnstile.yaml").toString(),
-                "--users", dir.resolve("users.yaml").toString()).redirectError(ProcessBuilder.Redirect.INHERIT).start();
-        try (Connection c = database.connect()) {
-            BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-            for (String line; (line = out.readLine()) != null; ) {
-                if (line.startsWith("Turnstile serving on ")) {
-                    base = line.substring("Turnstile serving on ".length(), line.indexOf(' ', "Turnstile serving on ".length()));
-                    break;
-                }
-            }
-            if (base == null) {
-                throw new IllegalStateException("serve did not start");
-            }
+        try (ServeProcess server = new ServeProcess(samplesJar, dir.resolve("turnstile.yaml"), dir.resolve("users.yaml"));
+             Connection c = database.connect()) {
+            base = server.base;
             clear(c);
             System.out.printf(Locale.ROOT, "the console on %s (serve, %s): an operator's requests one after another, %d timed of each"
                     + " after 5 untimed%n%n", base, database.db, requests);
@@ -98,9 +83,6 @@ final class ConsoleBenchmark implements Callable<Integer> {
                 }
             }
             clear(c);
-        } finally {
-            server.destroy();
-            server.waitFor(30, TimeUnit.SECONDS);
         }
         return 0;
     }

@@ -5,13 +5,10 @@ import tools.jackson.databind.ObjectMapper;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 
-import java.io.BufferedReader;
-import java.io.InputStreamReader;
 import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -67,20 +64,8 @@ final class EditLockLoadBenchmark implements Callable<Integer> {
         Files.writeString(dir.resolve("users.yaml"), users);
         Files.writeString(dir.resolve("turnstile.yaml"), "database:\n  url: jdbc:h2:file:" + dir.resolve("data/turnstile")
                 + ";AUTO_SERVER=TRUE;LOCK_TIMEOUT=10000\n");
-        Process server = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-jar",
-                samplesJar.toAbsolutePath().toString(), "serve", "--port", "0", "--config", dir.resolve("turnstile.yaml").toString(),
-                "--users", dir.resolve("users.yaml").toString()).redirectError(ProcessBuilder.Redirect.DISCARD).start();
-        try {
-            BufferedReader out = new BufferedReader(new InputStreamReader(server.getInputStream(), StandardCharsets.UTF_8));
-            for (String line; (line = out.readLine()) != null; ) {
-                if (line.startsWith("Turnstile serving on ")) {
-                    base = line.substring("Turnstile serving on ".length(), line.indexOf(' ', "Turnstile serving on ".length()));
-                    break;
-                }
-            }
-            Thread drain = new Thread(() -> out.lines().forEach(l -> { }));
-            drain.setDaemon(true);
-            drain.start();
+        try (ServeProcess server = new ServeProcess(samplesJar, dir.resolve("turnstile.yaml"), dir.resolve("users.yaml"))) {
+            base = server.base;
             List<String> locks = setUp(tokens);
             System.out.printf(Locale.ROOT, "edit lock load on %s (serve, embedded H2): %,d editors holding a paragraph lock each,"
                     + " %d client threads, %d s per run%n%n", base, editors, clients, seconds);
@@ -91,9 +76,6 @@ final class EditLockLoadBenchmark implements Callable<Integer> {
                     tokens.get(i)), 2);
             System.out.printf(Locale.ROOT, "%nAt one heartbeat per editor every 40 s (a third of the paper's 2 minutes), %,d editors"
                     + " send %.0f heartbeats/s.%n", editors, editors / 40.0);
-        } finally {
-            server.destroy();
-            server.waitFor(30, TimeUnit.SECONDS);
         }
         return 0;
     }
