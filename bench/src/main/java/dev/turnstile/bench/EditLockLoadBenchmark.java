@@ -50,6 +50,8 @@ final class EditLockLoadBenchmark implements Callable<Integer> {
 
     private final HttpClient http = HttpClient.newBuilder().version(HttpClient.Version.HTTP_1_1).build();
     private String base;
+    /** Lock requests the server answered 503 (busy) during the set-up. */
+    private final AtomicInteger busy = new AtomicInteger();
 
     @Override
     public Integer call() throws Exception {
@@ -67,6 +69,8 @@ final class EditLockLoadBenchmark implements Callable<Integer> {
         try (ServeProcess server = new ServeProcess(samplesJar, dir.resolve("turnstile.yaml"), dir.resolve("users.yaml"))) {
             base = server.base;
             List<String> locks = setUp(tokens);
+            System.out.printf(Locale.ROOT, "%,d editors took their locks through %d client threads on a fresh server; %d answers"
+                    + " were 503 (busy, with Retry-After) and were sent again after it%n%n", editors, clients, busy.get());
             System.out.printf(Locale.ROOT, "edit lock load on %s (serve, embedded H2): %,d editors holding a paragraph lock each,"
                     + " %d client threads, %d s per run%n%n", base, editors, clients, seconds);
             System.out.println("| request | requests/s | p50 ms | p99 ms | connections dropped |");
@@ -99,8 +103,13 @@ final class EditLockLoadBenchmark implements Callable<Integer> {
             for (int i = 0; i < editors; i++) {
                 int e = i;
                 done.add(pool.submit(() -> {
-                    HttpResponse<String> r = send("POST", "/api/articles/wiki/bench-" + (e / 20) + "/locks",
-                            "{\"paragraphs\": [\"" + paragraphs.get(e / 20).get(e % 20) + "\"]}", tokens.get(e));
+                    HttpResponse<String> r;
+                    // A busy server says when to come back (503, Retry-After), as a browser's editor page does.
+                    while ((r = send("POST", "/api/articles/wiki/bench-" + (e / 20) + "/locks",
+                            "{\"paragraphs\": [\"" + paragraphs.get(e / 20).get(e % 20) + "\"]}", tokens.get(e))).statusCode() == 503) {
+                        busy.incrementAndGet();
+                        Thread.sleep(1000L * Long.parseLong(r.headers().firstValue("Retry-After").orElseThrow()));
+                    }
                     if (r.statusCode() != 200) {
                         throw new IllegalStateException("editor " + e + ": " + r.body());
                     }

@@ -80,6 +80,7 @@ public final class TurnstileServer implements AutoCloseable {
             config.http.maxRequestSize = MAX_BODY_BYTES;
             // Errors Jetty answers itself (a 414, a bad path) are JSON too.
             config.jetty.modifyServer(server -> server.setErrorHandler(new JsonErrorHandler()));
+            config.jetty.modifyServletContextHandler(context -> context.insertHandler(new Admission(engine.config().maxPoolSize())));
             config.routes.before(TurnstileServer::securityHeaders);
             config.routes.post("/login", this::login);
             config.routes.post("/logout", this::logout);
