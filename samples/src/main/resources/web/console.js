@@ -4,7 +4,7 @@
 let auditResource = null;
 /** The lock tables' filters (sent to the server, which filters, counts and pages) and each table's first row. */
 let filters = { holder: "", contains: "", lockId: "", order: "oldest" };
-const offsets = { edit: 0, tree: 0, object: 0 };
+const offsets = { edit: 0, tree: 0, object: 0, dispenser: 0, feed: 0 };
 const PAGE = 50;
 
 const age = seconds => seconds < 60 ? `${seconds} s` : seconds < 3600 ? `${Math.floor(seconds / 60)} min`
@@ -102,8 +102,8 @@ function voidButton(d) {
 }
 
 /** "showing 51–100 of 1,000" above a table, with the buttons to the pages before and after. */
-function pager(kind, page) {
-  const p = $(`#${kind}-locks-pager`);
+function pager(table, kind, page) {
+  const p = $(`#${table}-pager`);
   const first = page.items.length === 0 ? 0 : page.offset + 1;
   const text = `showing ${first.toLocaleString()}–${(page.offset + page.items.length).toLocaleString()} of ${page.total.toLocaleString()}`;
   if (p.dataset.text === text) return;
@@ -125,7 +125,8 @@ function pager(kind, page) {
 
 function consoleQuery() {
   const q = new URLSearchParams({ holder: filters.holder, contains: filters.contains, lockId: filters.lockId, order: filters.order,
-    editOffset: offsets.edit, treeOffset: offsets.tree, objectOffset: offsets.object });
+    editOffset: offsets.edit, treeOffset: offsets.tree, objectOffset: offsets.object, dispenserOffset: offsets.dispenser,
+    feedOffset: offsets.feed });
   return "/api/console?" + q;
 }
 
@@ -136,9 +137,9 @@ async function refresh() {
   if (r.status !== 200) { say(r.data.error); return; }
   const c = r.data;
   $("#refreshed").textContent = new Date().toLocaleTimeString();
-  pager("edit", c.editLocks);
-  pager("tree", c.treeLocks);
-  pager("object", c.objectLocks);
+  pager("edit-locks", "edit", c.editLocks);
+  pager("tree-locks", "tree", c.treeLocks);
+  pager("object-locks", "object", c.objectLocks);
   fill("edit-locks", c.editLocks.items, l => {
     const link = document.createElement("a");
     const [type, article] = l.article.split(/:(.*)/s);
@@ -160,7 +161,8 @@ async function refresh() {
   fill("lock-breaks", c.lockBreaks, b => [when(b.brokenAt), b.kind, b.holder, b.lockedWhat, b.brokenBy, b.reason]);
   $("#dispensers-refused").hidden = c.dispensers !== null;
   $("#dispensers-refused").textContent = c.dispensersRefused || "";
-  fill("dispensers", c.dispensers || [], d => {
+  if (c.dispensers) pager("dispensers", "dispenser", c.dispensers);
+  fill("dispensers", c.dispensers ? c.dispensers.items : [], d => {
     const missing = document.createElement("span");
     missing.textContent = d.report.missing.length === 0 ? "none" : d.report.missing.join(", ");
     if (d.report.missing.length > 0) missing.className = "bad";
@@ -175,7 +177,10 @@ async function refresh() {
   $("#feed-clients-refused").hidden = c.feedClients !== null;
   $("#feed-clients-refused").textContent = c.feedClientsRefused || "";
   $("#feed-clients").hidden = c.feedClients === null;
-  fill("feed-clients", c.feedClients || [], f => [f.client, f.position, f.pending,
+  $("#feed-clients-pager").hidden = c.feedClients === null;
+  $("#dispensers-pager").hidden = c.dispensers === null;
+  if (c.feedClients) pager("feed-clients", "feed", c.feedClients);
+  fill("feed-clients", c.feedClients ? c.feedClients.items : [], f => [f.client, f.position, f.pending,
     f.oldestPendingMillis == null ? "" : age(Math.floor(f.oldestPendingMillis / 1000)), f.heldBy || ""]);
   if (auditResource) await showAudit(auditResource);
 }

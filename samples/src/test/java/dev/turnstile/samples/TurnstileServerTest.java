@@ -343,10 +343,13 @@ class TurnstileServerTest {
         assertThat(own.get("total").asLong()).as("an editor sees the locks she holds").isEqualTo(60);
         assertThat(own.get("items").findValuesAsText("owner")).containsOnly("mallory");
 
+        JsonNode clients = json(send("GET", "/api/console", null, operatorToken)).get("feedClients");
+        assertThat(clients.get("total").asLong()).as("every table says how many there are").isEqualTo(engine.changes().lag().size());
         Map<String, String> refused = new LinkedHashMap<>();
+        refused.put("/api/console?dispenserOffset=-5", "dispenserOffset must be a row number (0 for the first page), not -5");
         refused.put(filter + "&order=sideways", "E_BAD_VALUE: Bad value for lock order: \"sideways\" (one of oldest, newest, holder, what)");
         refused.put(filter + "&treeOffset=x", "treeOffset must be a row number (0 for the first page), not x");
-        refused.put(filter + "&treeOffset=-1", "E_BAD_VALUE: Bad value for lock query offset: -1 [Integer] (0 or more)");
+        refused.put(filter + "&treeOffset=-1", "treeOffset must be a row number (0 for the first page), not -1");
         refused.put("/api/console?contains=" + "x".repeat(201), "E_BAD_VALUE: Bad value for lock query contains: \"xxxxxxxxxxxxxxxxxxxx…\" (at most 200 characters)");
         for (Map.Entry<String, String> c : refused.entrySet()) {
             HttpResponse<String> r = send("GET", c.getKey(), null, operatorToken);

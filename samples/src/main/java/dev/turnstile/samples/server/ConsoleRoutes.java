@@ -44,7 +44,8 @@ import java.util.UUID;
  *       operator with the lock-breaking role breaks a tree lock, or the cooperative lock the console
  *       showed on an object (not one taken since); the holder is told who, when and why
  * </ul>
- * The other lists are capped at {@link #MAX_ROWS}; the console is for looking, not for exporting.
+ * The dispensers and feed clients come in pages of {@link #PAGE} too ({@code dispenserOffset},
+ * {@code feedOffset}); a dispenser's register report and an audit trail are capped at {@link #MAX_ROWS}.
  */
 final class ConsoleRoutes {
     static final int MAX_ROWS = 500;
@@ -67,30 +68,33 @@ final class ConsoleRoutes {
         // An operator sees everyone's locks; an editor only their own (who edits what elsewhere is not theirs to see).
         boolean operator = user.roles().stream().anyMatch(OPERATOR_ROLES::contains);
         LockQuery query = query(ctx, user, operator);
+        // Every page's first row, read before anything is: a bad one is refused whatever the user may see.
+        int editOffset = offset(ctx, "editOffset");
+        int treeOffset = offset(ctx, "treeOffset");
+        int objectOffset = offset(ctx, "objectOffset");
+        int dispenserOffset = offset(ctx, "dispenserOffset");
+        int feedOffset = offset(ctx, "feedOffset");
         Map<String, Object> body = new LinkedHashMap<>();
         body.put("scope", operator ? "everyone" : "own");
         // Whether to offer "break": the engine decides each break by the same role.
         body.put("mayBreak", user.roles().contains(engine.config().locks().breakerRole()));
         Map<String, Map<String, String>> wordsByArticle = new java.util.HashMap<>();
-        body.put("editLocks", page(engine.editLocks().heldLocks(query.offset(offset(ctx, "editOffset"))),
+        body.put("editLocks", page(engine.editLocks().heldLocks(query.offset(editOffset)),
                 l -> editLock(l, now, wordsByArticle)));
-        body.put("treeLocks", page(engine.treeLocks().status(query.offset(offset(ctx, "treeOffset"))), ConsoleRoutes::treeLock));
+        body.put("treeLocks", page(engine.treeLocks().status(query.offset(treeOffset)), ConsoleRoutes::treeLock));
         body.put("objectLocks", page(engine.session(user.name(), user.roles()).objectStore()
-                .lockedObjects(query.offset(offset(ctx, "objectOffset"))), ConsoleRoutes::objectLock));
+                .lockedObjects(query.offset(objectOffset)), ConsoleRoutes::objectLock));
         body.put("lockBreaks", operator ? engine.lockBreaks(MAX_BREAKS).stream().map(ConsoleRoutes::lockBreak).toList() : List.of());
         Dispensers dispensers = engine.session(user.name(), user.roles()).dispensers();
         try {
-            List<Map<String, Object>> rows = new ArrayList<>();
-            for (String name : dispensers.names().stream().limit(MAX_ROWS).toList()) {
-                rows.add(dispenser(dispensers.get(name)));
-            }
-            body.put("dispensers", rows);
+            List<String> names = dispensers.names().stream().sorted().toList();
+            body.put("dispensers", page(names, dispenserOffset, name -> dispenser(dispensers.get(name))));
         } catch (EngineRuntimeException e) {
             body.put("dispensers", null);
             body.put("dispensersRefused", e.getMessage());
         }
         if (operator) {
-            body.put("feedClients", engine.changes().lag().stream().limit(MAX_ROWS).map(ConsoleRoutes::client).toList());
+            body.put("feedClients", page(engine.changes().lag(), feedOffset, ConsoleRoutes::client));
         } else {
             body.put("feedClients", null);
             body.put("feedClientsRefused", user.name() + " may not see the change feed's clients: that needs one of the roles "
@@ -118,10 +122,20 @@ final class ConsoleRoutes {
     private static int offset(Context ctx, String name) {
         String text = ctx.queryParam(name);
         try {
-            return text == null || text.isBlank() ? 0 : Integer.parseInt(text);
+            int offset = text == null || text.isBlank() ? 0 : Integer.parseInt(text);
+            if (offset < 0) {
+                throw new NumberFormatException(text);
+            }
+            return offset;
         } catch (NumberFormatException e) {
             throw new TurnstileServer.BadRequest(name + " must be a row number (0 for the first page), not " + text);
         }
+    }
+
+    /** A page of {@link #PAGE} rows from {@code offset} of a list the server holds whole (dispensers, feed clients). */
+    private static <T> Map<String, Object> page(List<T> all, int offset, java.util.function.Function<T, Map<String, Object>> row) {
+        List<T> shown = offset >= all.size() ? List.of() : all.subList(offset, Math.min(all.size(), offset + PAGE));
+        return page(new LockPage<>(shown, all.size(), offset), row);
     }
 
     /** A page as the console shows it: its rows, where it starts, and how many there are in all ("showing 51–100 of 1,000"). */
