@@ -2,6 +2,8 @@ package dev.turnstile.engine.editlock;
 
 import dev.turnstile.api.EngineConfig;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.api.LockPage;
+import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.ExceptionCode;
 import dev.turnstile.api.editlock.EditAuditEntry;
 import dev.turnstile.api.editlock.EditLock;
@@ -11,8 +13,6 @@ import dev.turnstile.api.editlock.EditLocks;
 import dev.turnstile.api.editlock.EditResource;
 import dev.turnstile.api.editlock.EditStatus;
 import dev.turnstile.engine.breaks.LockBreaks;
-import dev.turnstile.api.LockPage;
-import dev.turnstile.api.LockQuery;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.LockListing;
 import dev.turnstile.engine.db.Lease;

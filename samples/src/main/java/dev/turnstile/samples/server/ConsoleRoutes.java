@@ -1,5 +1,6 @@
 package dev.turnstile.samples.server;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.api.ContentEngine;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.IndependentObject;
@@ -9,7 +10,6 @@ import dev.turnstile.api.LockPage;
 import dev.turnstile.api.LockQuery;
 import dev.turnstile.api.PropertyFilter;
 import dev.turnstile.api.RefreshMode;
-import com.fasterxml.jackson.databind.JsonNode;
 import dev.turnstile.api.ObjectLockInfo;
 import dev.turnstile.api.changes.ClientLag;
 import dev.turnstile.api.dispenser.Dispenser;
