@@ -106,6 +106,9 @@ public final class TreeLockService {
     /** Ends another user's live lease as an operator; see {@link dev.turnstile.api.treelock.TreeLocks#breakLock}. */
     public void breakLock(String user, Set<String> roles, String lockToken, String reason) {
         breaks.check(user, roles, "tree lock " + lockToken, reason);
+        if (lockToken == null || lockToken.isBlank()) {
+            throw EngineRuntimeException.badArgument("tree lock token", lockToken, "the lock's token, as status() lists it");
+        }
         wake(store.breakLease(lockToken, user, reason, breaks).nodes().keySet());
     }
 

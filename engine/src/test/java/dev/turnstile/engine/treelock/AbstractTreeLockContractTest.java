@@ -490,6 +490,8 @@ public abstract class AbstractTreeLockContractTest {
         TreeLocks operator = engine.session("carol", Set.of("lock-breaker")).treeLocks();
         assertThat(failure(() -> operator.breakLock(token, "")).getMessage()).isEqualTo("E_BAD_VALUE: Bad value for reason for"
                 + " breaking tree lock " + token + ": \"\" (1 to 200 characters: why, for its holder and the audit trail)");
+        assertThat(failure(() -> operator.breakLock(null, "stuck")).getMessage())
+                .isEqualTo("E_BAD_VALUE: Bad value for tree lock token: null (the lock's token, as status() lists it)");
         assertThat(locks.status(site)).extracting(TreeLockInfo::lockToken).as("refusals change nothing").containsExactly(token);
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try {
