@@ -342,7 +342,7 @@ public final class EditLockService {
 
     public LockPage<EditLock> heldLocks(LockQuery query) {
         return database.inTransaction(() -> "listing edit locks", session -> {
-            LockPage<EditLockRecord> rows = LISTING.page(session, query, EditLockRecord.class, validity.heldAt(database.now()), t -> t);
+            LockPage<EditLockRecord> rows = LISTING.page(session, query, EditLockRecord.class, validity.validAt(database.now()), t -> t);
             return new LockPage<>(rows.items().stream().map(r -> toLock(r, resourceOf(r.resourceId))).toList(), rows.total(), rows.offset());
         });
     }

@@ -12,7 +12,7 @@ import java.util.Map;
 /**
  * The paper's four rules — state 1, the last heartbeat within the type's {@code heartbeat}, the
  * start within its {@code timeout} — for a row read ({@link #valid}) and as a condition for a
- * statement that counts or lists ({@link #heldAt}), side by side so that the two cannot disagree:
+ * statement that counts or lists ({@link #heldAt}, {@link #validAt}), side by side so that the two cannot disagree:
  * {@code min(heartbeat + h, start + t) >= now} is {@code heartbeat >= now - h and start >= now - t},
  * each half judged by {@link Expiry}.
  */
@@ -54,7 +54,7 @@ final class EditLockValidity {
     }
 
     /** Every valid lock of {@code ts_edit_lock} at {@code now}, whatever its type: a configured type's rules, or the defaults. */
-    LockListing.Held heldAt(Instant now) {
+    LockListing.Held validAt(Instant now) {
         Map<String, Object> parameters = new HashMap<>();
         StringBuilder anyType = new StringBuilder();
         StringBuilder configured = new StringBuilder();

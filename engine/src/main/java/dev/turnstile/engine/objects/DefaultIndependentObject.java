@@ -239,9 +239,7 @@ class DefaultIndependentObject implements IndependentObject {
     }
 
     private LockRules.Pending checkedLock(int timeoutSeconds, String owner, boolean exclusive) {
-        if (!store.classDefinition(className).isLockable()) {
-            throw EngineRuntimeException.objectNotLockable(className, id);
-        }
+        requireLockable();
         if (timeoutSeconds < 1) {
             throw EngineRuntimeException.badArgument("lock timeout of " + className + " {" + id + "}", timeoutSeconds,
                     "must be at least 1 second");
@@ -258,17 +256,20 @@ class DefaultIndependentObject implements IndependentObject {
 
     @Override
     public void unlock() {
+        requireLockable();
+        pendingLock = LockRules.Pending.unlock(lock.token()); // that lock, not one taken since
+    }
+
+    /** Only CustomObject, Document and Folder classes take locks: {@code E_OBJECT_NOT_LOCKABLE} at once otherwise. */
+    private void requireLockable() {
         if (!store.classDefinition(className).isLockable()) {
             throw EngineRuntimeException.objectNotLockable(className, id);
         }
-        pendingLock = LockRules.Pending.unlock(lock.token()); // that lock, not one taken since
     }
 
     @Override
     public void breakLock(String reason) {
-        if (!store.classDefinition(className).isLockable()) {
-            throw EngineRuntimeException.objectNotLockable(className, id);
-        }
+        requireLockable();
         store.services().breaks.check(store.user(), store.roles(), "the cooperative lock of " + className + " {" + id + "}", reason);
         pendingLock = LockRules.Pending.breakLock(lock.token(), reason);
     }
