@@ -36,6 +36,12 @@ public final class ChildJvm implements AutoCloseable {
     private static final Deque<Jvm> IDLE = new ConcurrentLinkedDeque<>();
     private static final Path THIS_JAVA = Path.of(System.getProperty("java.home"));
     private static final AtomicLong ROUNDS = new AtomicLong();
+    /**
+     * A child lives seconds and the suites start hundreds: compile with C1 only, and skip verifying
+     * the class path's bytecode (a fifth of a child's start-up CPU, measured).
+     */
+    private static final List<String> JVM_OPTIONS = List.of("-Xmx256m", "-XX:TieredStopAtLevel=1", "-XX:+UnlockDiagnosticVMOptions",
+            "-XX:-BytecodeVerificationRemote");
 
     private final Jvm jvm;
     /** The round this worker is in a reused JVM; null in a JVM of its own. */
@@ -122,14 +128,13 @@ public final class ChildJvm implements AutoCloseable {
                               String... args) throws IOException {
         List<String> command = new ArrayList<>(wrapper);
         command.add(javaHome.resolve("bin").resolve("java").toString());
-        command.add("-Xmx256m");
-        // A child lives seconds and the suites start hundreds: compile with C1 only, and skip
-        // verifying the class path's bytecode (a fifth of a child's start-up CPU, measured).
-        command.add("-XX:TieredStopAtLevel=1");
-        command.add("-XX:+UnlockDiagnosticVMOptions");
-        command.add("-XX:-BytecodeVerificationRemote");
+        command.addAll(JVM_OPTIONS);
+        // The classes every child loads, mapped from one archive instead (this runtime's only).
+        ChildClassArchive.Launch launch = javaHome.equals(THIS_JAVA) ? ChildClassArchive.forChild(classPath, JVM_OPTIONS)
+                : new ChildClassArchive.Launch(classPath, List.of());
+        command.addAll(launch.options());
         command.add("-cp");
-        command.add(classPath);
+        command.add(launch.classPath());
         command.add(main.getName());
         command.addAll(List.of(args));
         Path dir = Files.createDirectories(Path.of("target", "child-logs"));
