@@ -38,7 +38,8 @@ import java.util.concurrent.locks.Lock;
  * A lock+unlock pair, as a user picking a lock for several nodes would compare them: the
  * cooperative lock ({@link Locking#withLock} with no work) beside ShedLock's JDBC provider, Spring
  * Integration's {@code JdbcLockRegistry} and the database's own lock (PostgreSQL's advisory lock,
- * MariaDB's GET_LOCK; on H2 a row locked by SELECT … FOR UPDATE), in one run on one database.
+ * MariaDB's GET_LOCK; on H2 a row locked by SELECT … FOR UPDATE) and a plain-JDBC row lock (one
+ * conditional UPDATE each way, autocommitted), in one run on one database.
  * Cells: one thread on its own lock; 4 threads on one lock; 2 JVMs × 2 threads on one lock. A
  * refused try waits the same for every lock that does not wait by itself (0.5 to 1.5 ms). A fourth
  * cell, the cooperative lock's alone: one thread on a lock that a patient waiter in another engine
@@ -61,7 +62,7 @@ final class LockBenchmark implements Callable<Integer> {
     @Option(names = "--rounds", defaultValue = "3", description = "rounds; each cell reports its median (default ${DEFAULT-VALUE})")
     int rounds;
 
-    @Option(names = "--columns", split = ",", description = "the columns to run (default: all of FLOOR, SHEDLOCK, JDBC_LOCK_REGISTRY, TURNSTILE)")
+    @Option(names = "--columns", split = ",", description = "the columns to run (default: all of FLOOR, ROW_FLOOR, SHEDLOCK, JDBC_LOCK_REGISTRY, TURNSTILE)")
     List<String> columns;
 
     @Option(names = "--work", description = "inside each lock, a read-modify-write of a counter row in plain JDBC (its value read,"

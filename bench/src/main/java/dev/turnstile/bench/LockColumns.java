@@ -36,11 +36,11 @@ import java.util.concurrent.locks.LockSupport;
  * The locks the locks benchmark compares, each as a user would take it on one database: the
  * database's own lock (the floor), ShedLock's JDBC provider, Spring Integration's
  * {@code JdbcLockRegistry} and the cooperative lock ({@link Locking#withLock}), with the tables
- * they need.
+ * they need; and a plain-JDBC row lock, a second floor: the statements a lock in a row needs at least.
  */
 final class LockColumns {
     static final String CLASS_NAME = "BenchLock";
-    static final List<String> COLUMNS = List.of("FLOOR", "SHEDLOCK", "JDBC_LOCK_REGISTRY", "TURNSTILE");
+    static final List<String> COLUMNS = List.of("FLOOR", "ROW_FLOOR", "SHEDLOCK", "JDBC_LOCK_REGISTRY", "TURNSTILE");
     private static final String POLICY = "bench-lock-pairs";
 
     private final BenchDatabase database;
@@ -86,6 +86,7 @@ final class LockColumns {
     Locks open(String column, int threads) throws Exception {
         return switch (column) {
             case "FLOOR" -> floor();
+            case "ROW_FLOOR" -> rowFloor();
             case "SHEDLOCK" -> shedLock(threads);
             case "JDBC_LOCK_REGISTRY" -> lockRegistry(threads);
             case "TURNSTILE" -> turnstile(threads);
@@ -137,6 +138,56 @@ final class LockColumns {
                     lock.executeQuery().close();
                     inside.run();
                     c.commit();
+                };
+            }
+
+            @Override
+            public void close() throws SQLException {
+                for (Connection c : opened) {
+                    c.close();
+                }
+            }
+        };
+    }
+
+    /**
+     * The floor of a lock in a row, in plain JDBC on a connection per thread, autocommitted: one
+     * conditional UPDATE takes it (free, or lapsed at the database's time), one UPDATE gives it
+     * back; a refused try backs off as the others do. What a row lock costs with no rules around it.
+     */
+    private Locks rowFloor() {
+        List<Connection> opened = new ArrayList<>();
+        return new Locks() {
+            @Override
+            public Pair pair(String name) throws Exception {
+                Connection c = database.connect();
+                opened.add(c);
+                c.setAutoCommit(true);
+                try (PreparedStatement insert = c.prepareStatement("INSERT INTO ts_bench_row_lock (name) VALUES (?)")) {
+                    insert.setString(1, name);
+                    insert.executeUpdate();
+                } catch (SQLException e) {
+                    if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                        throw e;
+                    } // another thread of this cell made the row
+                }
+                String holder = UUID.randomUUID().toString();
+                PreparedStatement lock = c.prepareStatement("UPDATE ts_bench_row_lock SET holder = ?, lock_until = CURRENT_TIMESTAMP"
+                        + " + INTERVAL '30' SECOND WHERE name = ? AND (holder IS NULL OR lock_until < CURRENT_TIMESTAMP)");
+                PreparedStatement unlock = c.prepareStatement("UPDATE ts_bench_row_lock SET holder = NULL WHERE name = ? AND holder = ?");
+                return inside -> {
+                    lock.setString(1, holder);
+                    lock.setString(2, name);
+                    while (lock.executeUpdate() == 0) {
+                        backOff();
+                    }
+                    try {
+                        inside.run();
+                    } finally {
+                        unlock.setString(1, name);
+                        unlock.setString(2, holder);
+                        unlock.executeUpdate();
+                    }
                 };
             }
 
@@ -269,6 +320,8 @@ final class LockColumns {
             s.executeUpdate("CREATE TABLE IF NOT EXISTS TS_BENCH_INT_LOCK (LOCK_KEY CHAR(36) NOT NULL, REGION VARCHAR(100)"
                     + " NOT NULL, CLIENT_ID CHAR(36), CREATED_DATE " + time + " NOT NULL, EXPIRED_AFTER " + time
                     + " NOT NULL, CONSTRAINT TS_BENCH_INT_LOCK_PK PRIMARY KEY (LOCK_KEY, REGION))");
+            s.executeUpdate("CREATE TABLE IF NOT EXISTS ts_bench_row_lock (name VARCHAR(64) NOT NULL PRIMARY KEY,"
+                    + " holder VARCHAR(64), lock_until " + time + ")");
             if (!postgres && !mariadb) {
                 s.executeUpdate("CREATE TABLE IF NOT EXISTS ts_bench_floor_lock (name VARCHAR(64) NOT NULL PRIMARY KEY)");
             }
