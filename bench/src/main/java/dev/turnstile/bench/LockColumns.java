@@ -94,51 +94,20 @@ final class LockColumns {
         };
     }
 
-    /** The database's own lock, one connection per thread: the floor every JDBC lock pays at least. */
-    private Locks floor() {
+    /** A pair on a connection of the thread's own. */
+    private interface ConnectionPair {
+        Pair pair(Connection c, String name) throws Exception;
+    }
+
+    /** Locks taken in plain JDBC, a connection per thread ({@code pair} on it), all closed with the column. */
+    private Locks onOwnConnections(ConnectionPair pair) {
         List<Connection> opened = new ArrayList<>();
         return new Locks() {
             @Override
             public Pair pair(String name) throws Exception {
                 Connection c = database.connect();
                 opened.add(c);
-                String url = database.url();
-                if (url.startsWith("jdbc:postgresql")) {
-                    c.setAutoCommit(true);
-                    PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(?)");
-                    PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(?)");
-                    long key = name.hashCode();
-                    return inside -> {
-                        lock.setLong(1, key);
-                        lock.executeQuery().close();
-                        inside.run();
-                        unlock.setLong(1, key);
-                        unlock.executeQuery().close();
-                    };
-                }
-                if (url.startsWith("jdbc:mariadb")) {
-                    c.setAutoCommit(true);
-                    PreparedStatement lock = c.prepareStatement("SELECT GET_LOCK(?, 60)");
-                    PreparedStatement unlock = c.prepareStatement("SELECT RELEASE_LOCK(?)");
-                    return inside -> {
-                        lock.setString(1, name);
-                        lock.executeQuery().close();
-                        inside.run();
-                        unlock.setString(1, name);
-                        unlock.executeQuery().close();
-                    };
-                }
-                try (Statement s = c.createStatement()) {
-                    s.executeUpdate("MERGE INTO ts_bench_floor_lock (name) KEY (name) VALUES ('" + name + "')");
-                }
-                c.commit();
-                PreparedStatement lock = c.prepareStatement("SELECT name FROM ts_bench_floor_lock WHERE name = ? FOR UPDATE");
-                return inside -> {
-                    lock.setString(1, name);
-                    lock.executeQuery().close();
-                    inside.run();
-                    c.commit();
-                };
+                return pair.pair(c, name);
             }
 
             @Override
@@ -150,54 +119,84 @@ final class LockColumns {
         };
     }
 
+    /** The database's own lock, one connection per thread: the floor every JDBC lock pays at least. */
+    private Locks floor() {
+        return onOwnConnections((c, name) -> {
+            String url = database.url();
+            if (url.startsWith("jdbc:postgresql")) {
+                c.setAutoCommit(true);
+                PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(?)");
+                PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(?)");
+                long key = name.hashCode();
+                return inside -> {
+                    lock.setLong(1, key);
+                    lock.executeQuery().close();
+                    inside.run();
+                    unlock.setLong(1, key);
+                    unlock.executeQuery().close();
+                };
+            }
+            if (url.startsWith("jdbc:mariadb")) {
+                c.setAutoCommit(true);
+                PreparedStatement lock = c.prepareStatement("SELECT GET_LOCK(?, 60)");
+                PreparedStatement unlock = c.prepareStatement("SELECT RELEASE_LOCK(?)");
+                return inside -> {
+                    lock.setString(1, name);
+                    lock.executeQuery().close();
+                    inside.run();
+                    unlock.setString(1, name);
+                    unlock.executeQuery().close();
+                };
+            }
+            try (Statement s = c.createStatement()) {
+                s.executeUpdate("MERGE INTO ts_bench_floor_lock (name) KEY (name) VALUES ('" + name + "')");
+            }
+            c.commit();
+            PreparedStatement lock = c.prepareStatement("SELECT name FROM ts_bench_floor_lock WHERE name = ? FOR UPDATE");
+            return inside -> {
+                lock.setString(1, name);
+                lock.executeQuery().close();
+                inside.run();
+                c.commit();
+            };
+        });
+    }
+
     /**
      * The floor of a lock in a row, in plain JDBC on a connection per thread, autocommitted: one
      * conditional UPDATE takes it (free, or lapsed at the database's time), one UPDATE gives it
      * back; a refused try backs off as the others do. What a row lock costs with no rules around it.
      */
     private Locks rowFloor() {
-        List<Connection> opened = new ArrayList<>();
-        return new Locks() {
-            @Override
-            public Pair pair(String name) throws Exception {
-                Connection c = database.connect();
-                opened.add(c);
-                c.setAutoCommit(true);
-                try (PreparedStatement insert = c.prepareStatement("INSERT INTO ts_bench_row_lock (name) VALUES (?)")) {
-                    insert.setString(1, name);
-                    insert.executeUpdate();
-                } catch (SQLException e) {
-                    if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
-                        throw e;
-                    } // another thread of this cell made the row
-                }
-                String holder = UUID.randomUUID().toString();
-                PreparedStatement lock = c.prepareStatement("UPDATE ts_bench_row_lock SET holder = ?, lock_until = CURRENT_TIMESTAMP"
-                        + " + INTERVAL '30' SECOND WHERE name = ? AND (holder IS NULL OR lock_until < CURRENT_TIMESTAMP)");
-                PreparedStatement unlock = c.prepareStatement("UPDATE ts_bench_row_lock SET holder = NULL WHERE name = ? AND holder = ?");
-                return inside -> {
-                    lock.setString(1, holder);
-                    lock.setString(2, name);
-                    while (lock.executeUpdate() == 0) {
-                        backOff();
-                    }
-                    try {
-                        inside.run();
-                    } finally {
-                        unlock.setString(1, name);
-                        unlock.setString(2, holder);
-                        unlock.executeUpdate();
-                    }
-                };
+        return onOwnConnections((c, name) -> {
+            c.setAutoCommit(true);
+            try (PreparedStatement insert = c.prepareStatement("INSERT INTO ts_bench_row_lock (name) VALUES (?)")) {
+                insert.setString(1, name);
+                insert.executeUpdate();
+            } catch (SQLException e) {
+                if (e.getSQLState() == null || !e.getSQLState().startsWith("23")) {
+                    throw e;
+                } // another thread of this cell made the row
             }
-
-            @Override
-            public void close() throws SQLException {
-                for (Connection c : opened) {
-                    c.close();
+            String holder = UUID.randomUUID().toString();
+            PreparedStatement lock = c.prepareStatement("UPDATE ts_bench_row_lock SET holder = ?, lock_until = CURRENT_TIMESTAMP"
+                    + " + INTERVAL '30' SECOND WHERE name = ? AND (holder IS NULL OR lock_until < CURRENT_TIMESTAMP)");
+            PreparedStatement unlock = c.prepareStatement("UPDATE ts_bench_row_lock SET holder = NULL WHERE name = ? AND holder = ?");
+            return inside -> {
+                lock.setString(1, holder);
+                lock.setString(2, name);
+                while (lock.executeUpdate() == 0) {
+                    backOff();
                 }
-            }
-        };
+                try {
+                    inside.run();
+                } finally {
+                    unlock.setString(1, name);
+                    unlock.setString(2, holder);
+                    unlock.executeUpdate();
+                }
+            };
+        });
     }
 
     private HikariDataSource pool(int threads) {

@@ -36,7 +36,9 @@ import java.util.stream.Stream;
 final class ChildClassArchive {
     private static final Path ROOT = Path.of("target", "child-cds").toAbsolutePath();
     private static final String FULL_CLASS_PATH = System.getProperty("java.class.path");
-    private static volatile Launch made;
+    private static final Path THIS_JAVA = Path.of(System.getProperty("java.home"));
+    /** This test JVM's archive once made (or found unmakeable); guarded by the class. */
+    private static Launch made;
 
     private ChildClassArchive() {
     }
@@ -45,22 +47,18 @@ final class ChildClassArchive {
     record Launch(String classPath, List<String> options) {
     }
 
-    /** How a child on {@code classPath} starts with the archive, or as it is when the archive does not fit it. */
-    static Launch forChild(String classPath, List<String> jvmOptions) {
-        if (!classPath.equals(FULL_CLASS_PATH)) {
+    /**
+     * How a child of {@code javaHome} on {@code classPath} starts: with the archive on this runtime and
+     * the full test class path, else as it is (the archive fits no other).
+     */
+    static synchronized Launch forChild(Path javaHome, String classPath, List<String> jvmOptions) {
+        if (!javaHome.equals(THIS_JAVA) || !classPath.equals(FULL_CLASS_PATH)) {
             return new Launch(classPath, List.of());
         }
-        Launch launch = made;
-        if (launch == null) {
-            synchronized (ChildClassArchive.class) {
-                launch = made;
-                if (launch == null) {
-                    launch = make(jvmOptions);
-                    made = launch;
-                }
-            }
+        if (made == null) {
+            made = make(jvmOptions);
         }
-        return launch;
+        return made;
     }
 
     private static Launch make(List<String> jvmOptions) {
@@ -94,7 +92,7 @@ final class ChildClassArchive {
     private static boolean dump(List<String> jvmOptions, String classPath, Path dir, Path archive) throws IOException {
         Path partial = dir.resolve("classes.jsa.part");
         List<String> command = new ArrayList<>();
-        command.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        command.add(THIS_JAVA.resolve("bin").resolve("java").toString());
         command.addAll(jvmOptions);
         command.addAll(List.of("-XX:ArchiveClassesAtExit=" + partial, "-cp", classPath, ChildClassWarmUp.class.getName(),
                 dir.resolve("warm-up").toString()));

@@ -129,9 +129,8 @@ public final class ChildJvm implements AutoCloseable {
         List<String> command = new ArrayList<>(wrapper);
         command.add(javaHome.resolve("bin").resolve("java").toString());
         command.addAll(JVM_OPTIONS);
-        // The classes every child loads, mapped from one archive instead (this runtime's only).
-        ChildClassArchive.Launch launch = javaHome.equals(THIS_JAVA) ? ChildClassArchive.forChild(classPath, JVM_OPTIONS)
-                : new ChildClassArchive.Launch(classPath, List.of());
+        // The classes every child loads, mapped from one archive instead.
+        ChildClassArchive.Launch launch = ChildClassArchive.forChild(javaHome, classPath, JVM_OPTIONS);
         command.addAll(launch.options());
         command.add("-cp");
         command.add(launch.classPath());
