@@ -30,6 +30,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.LongUnaryOperator;
 
 /**
  * Numbers per second for each dispenser strategy at 1, 4, 16 and 64 threads and with 4 processes,
@@ -155,8 +156,9 @@ final class DispenserBenchmark implements Callable<Integer> {
         String measure = numbers > 0 ? String.format(Locale.ROOT, "%,d numbers per cell", numbers)
                 : processSeconds + " s per cell after " + Math.max(1, processSeconds / 2) + " s of warm-up";
         System.out.printf(Locale.ROOT, "%n%d processes × 4 threads, %s:%n%n", processes, measure);
-        System.out.println("| column | numbers/s | vs floor | next() p50 ms | p99 ms | max ms | calls | calls failed |");
-        System.out.println("|---|---|---|---|---|---|---|---|");
+        System.out.println("| column | numbers/s | vs floor | next() p50 ms | p99 ms | max ms | calls | calls failed"
+                + " | statements/number | CPU ms/number | JIT |");
+        System.out.println("|---|---|---|---|---|---|---|---|---|---|---|");
         double floor = 0;
         for (String column : columns) {
             ProcessesCell cell = processesCell(engine, column);
@@ -164,9 +166,11 @@ final class DispenserBenchmark implements Callable<Integer> {
                 floor = cell.rate();
             }
             Percentiles p = new Percentiles(cell.latencies());
-            System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f× | %.2f | %.2f | %.2f | %,d | %s |%n", column, cell.rate(),
+            long taken = p.count() - cell.failures().size();
+            System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f× | %.2f | %.2f | %.2f | %,d | %s | %.2f | %s |%n", column, cell.rate(),
                     cell.rate() / floor, p.millis(0.5), p.millis(0.99), p.millis(1.0), p.count(),
-                    cell.failures().isEmpty() ? "0" : String.join("; ", cell.failures()));
+                    cell.failures().isEmpty() ? "0" : String.join("; ", cell.failures()),
+                    (double) cell.statements() / Math.max(1, taken), cell.spent().perOperation(taken));
         }
     }
 
@@ -230,8 +234,8 @@ final class DispenserBenchmark implements Callable<Integer> {
         return new long[] {run.numbers(), run.nanos()};
     }
 
-    /** What the threads of a run did: numbers taken, time, each call's latency (ns), the calls that failed. */
-    private record Run(long numbers, long nanos, long[] latencies, List<String> failures) {
+    /** What the threads of a run did: numbers taken, time, each call's latency (ns), the calls that failed, what the JVM spent. */
+    private record Run(long numbers, long nanos, long[] latencies, List<String> failures, Spent spent) {
     }
 
     /**
@@ -271,7 +275,7 @@ final class DispenserBenchmark implements Callable<Integer> {
                     return Arrays.copyOf(latencies, calls);
                 }));
             }
-            long start = System.nanoTime();
+            Spent before = Spent.now();
             go.countDown();
             if (perThread == 0) {
                 Thread.sleep(seconds * 1000L); // the benchmark's measuring window, not a wait for a condition
@@ -281,16 +285,20 @@ final class DispenserBenchmark implements Callable<Integer> {
             for (Future<long[]> f : futures) {
                 perThreadLatencies.add(f.get(30, TimeUnit.MINUTES));
             }
-            long nanos = System.nanoTime() - start;
+            Spent spent = Spent.now().since(before);
             long[] all = perThreadLatencies.stream().flatMapToLong(Arrays::stream).toArray();
-            return new Run(all.length - failures.size(), nanos, all, List.copyOf(failures));
+            return new Run(all.length - failures.size(), spent.wallNanos(), all, List.copyOf(failures), spent);
         } finally {
             pool.shutdownNow();
         }
     }
 
-    /** One cell of the multi-process row: the processes' summed rate, every call's latency, the failed calls. */
-    private record ProcessesCell(double rate, long[] latencies, List<String> failures) {
+    /**
+     * One cell of the multi-process row: the processes' summed rate, every call's latency, the failed
+     * calls, and over the measured run their statements (a block per statement shows here) and what
+     * their JVMs spent.
+     */
+    private record ProcessesCell(double rate, long[] latencies, List<String> failures, long statements, Spent spent) {
     }
 
     /** {@link #processes} child JVMs with 4 threads each, started together. */
@@ -313,6 +321,8 @@ final class DispenserBenchmark implements Callable<Integer> {
         double rate = 0;
         List<long[]> latencies = new ArrayList<>();
         List<String> failures = new ArrayList<>();
+        long statements = 0;
+        Spent spent = Spent.NONE;
         for (BufferedReader out : outputs) {
             rate += Double.parseDouble(ChildProcesses.expect(out, "RATE ").substring(5));
             String line = ChildProcesses.expect(out, "LATENCIES ").substring(10);
@@ -322,10 +332,12 @@ final class DispenserBenchmark implements Callable<Integer> {
             for (int f = 0; f < failed; f++) {
                 failures.add(ChildProcesses.expect(out, "FAILURE ").substring(8));
             }
+            statements += Long.parseLong(ChildProcesses.expect(out, "STATEMENTS ").substring(11));
+            spent = spent.plus(Spent.parse(ChildProcesses.expect(out, "SPENT ")));
         }
         children.awaitExit();
         return new ProcessesCell(rate, latencies.stream().flatMapToLong(Arrays::stream).toArray(),
-                summarise(failures));
+                summarise(failures), statements, spent);
     }
 
     /** Failures as "count × message", the most frequent first. */
@@ -346,7 +358,7 @@ final class DispenserBenchmark implements Callable<Integer> {
                 connections.add(database.connect());
             }
             runFor(4, t -> () -> CounterTable.increment(connections.get(t), TABLE, row), warmUp);
-            report(stdin, 4, t -> () -> CounterTable.increment(connections.get(t), TABLE, row));
+            report(stdin, 4, t -> () -> CounterTable.increment(connections.get(t), TABLE, row), numbers -> 2 * numbers);
             for (Connection c : connections) {
                 c.close();
             }
@@ -358,13 +370,17 @@ final class DispenserBenchmark implements Callable<Integer> {
                 perThreadDispenser.add(engine.session("child" + t).dispensers().get(dispenserName, settings(child)));
             }
             runFor(4, t -> perThreadDispenser.get(t)::next, warmUp); // a cold JVM is not what we measure
-            report(stdin, 4, t -> perThreadDispenser.get(t)::next);
+            EngineStatistics before = engine.statistics();
+            report(stdin, 4, t -> perThreadDispenser.get(t)::next, numbers -> engine.statistics().since(before).statements());
         }
         return 0;
     }
 
-    /** A child's measured run after the parent's GO, reported on stdout: rate, latencies (µs), failures. */
-    private void report(BufferedReader stdin, int threads, TakerFactory factory) throws Exception {
+    /**
+     * A child's measured run after the parent's GO, reported on stdout: rate, latencies (µs),
+     * failures, the run's {@code statements} (of the numbers taken) and what this JVM spent.
+     */
+    private void report(BufferedReader stdin, int threads, TakerFactory factory, LongUnaryOperator statements) throws Exception {
         System.out.println("READY");
         System.out.flush();
         stdin.readLine();
@@ -377,6 +393,8 @@ final class DispenserBenchmark implements Callable<Integer> {
         }
         out.append('\n').append("FAILED ").append(run.failures().size()).append('\n');
         run.failures().forEach(f -> out.append("FAILURE ").append(f.replace('\n', ' ')).append('\n'));
+        out.append("STATEMENTS ").append(statements.applyAsLong(run.numbers())).append('\n');
+        out.append(run.spent().line()).append('\n');
         System.out.print(out);
         System.out.flush();
     }

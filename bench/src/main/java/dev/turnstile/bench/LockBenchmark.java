@@ -100,6 +100,7 @@ final class LockBenchmark implements Callable<Integer> {
                 "1 thread, after a patient waiter elsewhere had it"};
         List<String> rateRows = new ArrayList<>();
         List<String> timeRows = new ArrayList<>();
+        List<String> cpuRows = new ArrayList<>();
         // Only PostgreSQL wakes a waiter in another engine at the unlock; elsewhere the patient one waits its 5 minutes.
         int cellCount = database.url().startsWith("jdbc:postgresql") ? cells.length : cells.length - 1;
         for (int cell = 0; cell < cellCount; cell++) {
@@ -120,6 +121,8 @@ final class LockBenchmark implements Callable<Integer> {
                     + " | " + ratio(medians, "FLOOR") + " | " + ratio(medians, bestPeer(medians)) + " |");
             timeRows.add("| " + cells[cell] + " | " + String.join(" | ", chosen.stream()
                     .map(c -> medians.containsKey(c) ? medians.get(c).times() : "— | —").toList()) + " |");
+            cpuRows.add("| " + cells[cell] + " | " + String.join(" | ", chosen.stream()
+                    .map(c -> medians.containsKey(c) ? medians.get(c).cpu() : "— | —").toList()) + " |");
         }
         System.out.println("| cell | " + String.join(" | ", chosen) + " | TURNSTILE vs FLOOR | TURNSTILE vs best peer |");
         System.out.println("|---|" + "---|".repeat(chosen.size() + 2));
@@ -130,14 +133,25 @@ final class LockBenchmark implements Callable<Integer> {
         System.out.println("| cell | " + String.join(" | ", chosen.stream().map(c -> c + " p50 | " + c + " p99").toList()) + " |");
         System.out.println("|---|" + "---|".repeat(2 * chosen.size()));
         timeRows.forEach(System.out::println);
+        System.out.println();
+        System.out.println("CPU of the lock's JVMs per pair (ms; every thread, the JIT compilers' too) and the share of the"
+                + " measured time the JIT compilers spent compiling, the median round's:");
+        System.out.println();
+        System.out.println("| cell | " + String.join(" | ", chosen.stream().map(c -> c + " CPU/pair | " + c + " JIT").toList()) + " |");
+        System.out.println("|---|" + "---|".repeat(2 * chosen.size()));
+        cpuRows.forEach(System.out::println);
         return 0;
     }
 
-    /** A cell's measure: pairs per second and every pair's time. */
-    private record Cell(double rate, long[] nanos) {
+    /** A cell's measure: pairs per second, every pair's time, and what the lock's JVMs spent over the measured seconds. */
+    private record Cell(double rate, long[] nanos, Spent spent) {
         String times() {
             Percentiles p = new Percentiles(nanos);
             return String.format(Locale.ROOT, "%.2f | %.2f", p.millis(0.5), p.millis(0.99));
+        }
+
+        String cpu() {
+            return spent.perOperation(nanos.length);
         }
     }
 
@@ -268,7 +282,7 @@ final class LockBenchmark implements Callable<Integer> {
                     return Arrays.copyOf(nanos, n);
                 }));
             }
-            long start = System.nanoTime();
+            Spent before = Spent.now();
             gate.countDown();
             TimeUnit.SECONDS.sleep(seconds); // the measured period, not a wait for a condition
             stop.set(true);
@@ -276,7 +290,8 @@ final class LockBenchmark implements Callable<Integer> {
             for (Future<long[]> f : times) {
                 all = concat(all, f.get(5, TimeUnit.MINUTES));
             }
-            return new Cell(all.length / ((System.nanoTime() - start) / 1e9), all);
+            Spent spent = Spent.now().since(before);
+            return new Cell(all.length / (spent.wallNanos() / 1e9), all, spent);
         } finally {
             pool.shutdownNow();
         }
@@ -305,15 +320,17 @@ final class LockBenchmark implements Callable<Integer> {
         double rate = 0;
         long[] nanos = new long[0];
         long pairs = 0;
+        Spent spent = Spent.NONE;
         for (BufferedReader out : children.outputs()) {
             rate += Double.parseDouble(ChildProcesses.expect(out, "RATE ").substring(5));
             String times = ChildProcesses.expect(out, "NANOS").substring(5).strip();
             nanos = concat(nanos, times.isEmpty() ? new long[0] : Arrays.stream(times.split(",")).mapToLong(Long::parseLong).toArray());
             pairs += Long.parseLong(ChildProcesses.expect(out, "PAIRS ").substring(6));
+            spent = spent.plus(Spent.parse(ChildProcesses.expect(out, "SPENT ")));
         }
         children.awaitExit();
         checkNoneLost(row, pairs, name + " (2 JVMs)");
-        return new Cell(rate, nanos);
+        return new Cell(rate, nanos, spent);
     }
 
     /** A child: warms up on its own, then measures after the parent's GO, so both processes run together. */
@@ -330,6 +347,7 @@ final class LockBenchmark implements Callable<Integer> {
             System.out.println("RATE " + measured.rate());
             System.out.println("NANOS " + String.join(",", Arrays.stream(measured.nanos()).mapToObj(Long::toString).toList()));
             System.out.println("PAIRS " + (warm + measured.nanos().length));
+            System.out.println(measured.spent().line());
             System.out.flush();
         } finally {
             for (Connection c : connections) {

@@ -57,9 +57,9 @@ final class ReportCommand implements Callable<Integer> {
     private static final Map<String, String> DATABASE_NAMES = Map.of("h2", "H2", "postgres", "PostgreSQL", "mariadb", "MariaDB",
             "galera", "Galera");
 
-    /** Columns of a table of rates that are no rate: times, ratios, counts. */
+    /** Columns of a table of rates that are no rate: times, ratios, counts, what the JVMs spent (CPU, JIT). */
     private static final Pattern NOT_A_RATE = Pattern.compile(
-            "(?i).*(\\bms\\b|µs|vs|×|\\s/\\s|statements|conflicts|lost|calls|failed|threads|count|samples|delay|saves|deliveries|\\bp\\d+\\b).*");
+            "(?i).*(\\bms\\b|µs|vs|×|\\s/\\s|statements|conflicts|lost|calls|failed|\\bjit\\b|\\bcpu\\b|threads|count|samples|delay|saves|deliveries|\\bp\\d+\\b).*");
     /** Columns of a table of times that are drawn: its percentiles. */
     private static final Pattern PERCENTILE = Pattern.compile("(?i).*\\b(p\\d+|max)\\b.*");
     /** A caption of a table of times: "(ms" or "(µs" in it. */

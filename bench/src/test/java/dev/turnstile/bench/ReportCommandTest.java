@@ -128,4 +128,11 @@ class ReportCommandTest {
         assertThat(several.getRowKeys()).containsExactly("SHEDLOCK", "TURNSTILE");
         assertThat(several.getColumnKeys()).containsExactly("1 thread · H2", "1 thread · MariaDB");
     }
+
+    @Test
+    void whatTheJvmsSpent_isNoRate_soOnlyTheRateIsDrawn() {
+        var processes = ReportCommand.dataset(List.of("| column | numbers/s | vs floor | statements/number | CPU ms/number | JIT |",
+                "|---|---|---|---|---|---|", "| COMBINING | 4,955 | 2.37× | 0.42 | 0.20 | 94 % |"), 1, "4 processes × 4 threads");
+        assertThat(processes.getRowKeys()).containsExactly("numbers/s");
+    }
 }
