@@ -69,6 +69,10 @@ final class LockBenchmark implements Callable<Integer> {
             + " then that + 1 written, committed), as users do; each cell then checks that the row counts every pair: none lost")
     boolean work;
 
+    @Option(names = "--properties", description = "string properties of 40 characters on Turnstile's locked object, as a"
+            + " document carries (default 0)")
+    int properties;
+
     @Option(names = "--child", hidden = true, description = "run as a child process: this column")
     String child;
 
@@ -86,7 +90,7 @@ final class LockBenchmark implements Callable<Integer> {
 
     @Override
     public Integer call() throws Exception {
-        locks = new LockColumns(database);
+        locks = new LockColumns(database, properties);
         if (child != null) {
             return runChild();
         }
@@ -94,8 +98,8 @@ final class LockBenchmark implements Callable<Integer> {
         locks.createTables();
         counters = work ? new CounterTable(database, WORK_TABLE) : null;
         System.out.printf(Locale.ROOT, "locks benchmark on %s: lock+unlock pairs per second%s, %d s per cell after %d s of"
-                + " warm-up, median of %d rounds%n%n", database.url(), work ? ", a read-modify-write of a counter row inside each"
-                : "", seconds, warmUp, rounds);
+                + " warm-up, median of %d rounds%s%n%n", database.url(), work ? ", a read-modify-write of a counter row inside each"
+                : "", seconds, warmUp, rounds, properties == 0 ? "" : ", " + properties + " properties on Turnstile's object");
         String[] cells = {"1 thread, own lock", "4 threads, one lock", "2 JVMs × 2 threads, one lock",
                 "1 thread, after a patient waiter elsewhere had it"};
         List<String> rateRows = new ArrayList<>();

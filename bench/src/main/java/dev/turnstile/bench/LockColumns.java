@@ -44,9 +44,13 @@ final class LockColumns {
     private static final String POLICY = "bench-lock-pairs";
 
     private final BenchDatabase database;
+    /** String properties of {@link #PROPERTY_LENGTH} characters on each Turnstile lock's object. */
+    private final int properties;
+    static final int PROPERTY_LENGTH = 40;
 
-    LockColumns(BenchDatabase database) {
+    LockColumns(BenchDatabase database, int properties) {
         this.database = database;
+        this.properties = properties;
     }
 
     /** One thread's pair: lock, {@code inside} while holding it, then unlock, returning only once all are done. */
@@ -76,8 +80,16 @@ final class LockColumns {
         }
         try (ContentEngine engine = ContentEngine.open(database.engineConfig(2))) {
             ObjectStore os = engine.session("bench").objectStore();
-            os.defineClass(CLASS_NAME, c -> c.int64("N"));
+            os.defineClass(CLASS_NAME, c -> {
+                c.int64("N");
+                for (int p = 1; p <= properties; p++) {
+                    c.string("P" + p, PROPERTY_LENGTH);
+                }
+            });
             CustomObject o = os.createCustomObject(CLASS_NAME);
+            for (int p = 1; p <= properties; p++) {
+                o.getProperties().putValue("P" + p, ("property " + p + " of a document ").repeat(3).substring(0, PROPERTY_LENGTH));
+            }
             o.save(RefreshMode.REFRESH);
             return o.getId().toString();
         }

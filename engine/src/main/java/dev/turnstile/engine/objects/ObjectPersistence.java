@@ -305,7 +305,9 @@ final class ObjectPersistence {
         if (pendingLock.unlocking()) {
             locks.notifying(write, id, false); // other processes' waiters
         }
-        write.set("prop_values", rows.encode(definition, id, valid));
+        if (!valid.equals(base)) { // a lock or an unlock alone: the row, guarded by its USN, holds these values already
+            write.set("prop_values", rows.encode(definition, id, valid));
+        }
         boolean written = ObjectRows.stamped(write, tx.user(), tx.now, lock).update(session);
         if (!written) {
             throw tx.lookedAt.contains(id) ? LookAgain.INSTANCE : ObjectRows.lostRace(session, className, id, current.usn());

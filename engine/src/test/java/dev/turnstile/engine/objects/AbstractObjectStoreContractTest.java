@@ -325,6 +325,50 @@ public abstract class AbstractObjectStoreContractTest {
         assertThat(stored.getUpdateSequenceNumber()).as("the writer's update, then bob's").isEqualTo(usn + 2);
     }
 
+    /**
+     * A lock and an unlock change no value: their UPDATE leaves the stored values as they are, where
+     * it re-encoded and rewrote every property (a document's worth of JSON sent, and logged, twice a
+     * pair for nothing). Seen by storing the values in an equivalent form the engine never writes; a
+     * save that changes a value writes them all, as before.
+     */
+    @Test
+    void aLockAndAnUnlock_leaveTheStoredValuesAsTheyAre_andASaveOfAChange_writesThem() throws Exception {
+        CustomObject o = newCounter(3);
+        String asStored = " { \"Note\" : \"start\" , \"Counter\" : 3 } ";
+        try (java.sql.Connection c = connect();
+             java.sql.PreparedStatement s = c.prepareStatement("UPDATE ts_object SET prop_values = ? WHERE id = ?")) {
+            s.setString(1, asStored);
+            s.setObject(2, o.getId());
+            assertThat(s.executeUpdate()).isEqualTo(1);
+        }
+        CustomObject b = fetch(bob, o.getId());
+        b.lock(60, "reading");
+        b.save(RefreshMode.REFRESH);
+        b.unlock();
+        b.save(RefreshMode.REFRESH);
+        assertThat(storedValues(o.getId())).isEqualTo(asStored);
+        CustomObject stored = fetch(alice, o.getId());
+        assertThat(stored.getUpdateSequenceNumber()).as("the lock's and the unlock's").isEqualTo(o.getUpdateSequenceNumber() + 2);
+        assertThat(stored.getLockHolder()).isNull();
+        assertThat(stored.getProperties().getInteger32Value("Counter")).isEqualTo(3);
+
+        stored.getProperties().putValue("Counter", 4);
+        stored.save(RefreshMode.REFRESH);
+        assertThat(storedValues(o.getId())).isNotEqualTo(asStored).contains("4");
+        assertThat(fetch(bob, o.getId()).getProperties().getInteger32Value("Counter")).isEqualTo(4);
+    }
+
+    private String storedValues(UUID id) throws java.sql.SQLException {
+        try (java.sql.Connection c = connect();
+             java.sql.PreparedStatement s = c.prepareStatement("SELECT prop_values FROM ts_object WHERE id = ?")) {
+            s.setObject(1, id);
+            try (java.sql.ResultSet rs = s.executeQuery()) {
+                assertThat(rs.next()).isTrue();
+                return rs.getString(1);
+            }
+        }
+    }
+
     private java.sql.Connection connect() throws java.sql.SQLException {
         return java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
     }
