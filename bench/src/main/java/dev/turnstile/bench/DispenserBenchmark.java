@@ -166,11 +166,10 @@ final class DispenserBenchmark implements Callable<Integer> {
                 floor = cell.rate();
             }
             Percentiles p = new Percentiles(cell.latencies());
-            long taken = p.count() - cell.failures().size();
             System.out.printf(Locale.ROOT, "| %s | %,.0f | %.2f× | %.2f | %.2f | %.2f | %,d | %s | %.2f | %s |%n", column, cell.rate(),
                     cell.rate() / floor, p.millis(0.5), p.millis(0.99), p.millis(1.0), p.count(),
                     cell.failures().isEmpty() ? "0" : String.join("; ", cell.failures()),
-                    (double) cell.statements() / Math.max(1, taken), cell.spent().perOperation(taken));
+                    (double) cell.statements() / Math.max(1, cell.taken()), cell.spent().perOperation(cell.taken()));
         }
     }
 
@@ -197,10 +196,9 @@ final class DispenserBenchmark implements Callable<Integer> {
         }
         runFor(threads, t -> perThread.get(t)::next, Math.max(1, seconds / 2)); // warm-up: JIT, caches, remembered USNs
         EngineStatistics before = engine.statistics();
-        long[] counts = runFor(threads, t -> perThread.get(t)::next, seconds);
-        long total = counts[0];
-        double statements = (double) engine.statistics().since(before).statements() / Math.max(1, total);
-        return new double[] {total / (counts[1] / 1e9), statements};
+        Run run = runFor(threads, t -> perThread.get(t)::next, seconds);
+        double statements = (double) engine.statistics().since(before).statements() / Math.max(1, run.numbers());
+        return new double[] {run.rate(), statements};
     }
 
     private double[] floorCell(int threads) throws Exception {
@@ -211,8 +209,7 @@ final class DispenserBenchmark implements Callable<Integer> {
         }
         try {
             runFor(threads, t -> () -> CounterTable.increment(connections.get(t), TABLE, row), Math.max(1, seconds / 2));
-            long[] counts = runFor(threads, t -> () -> CounterTable.increment(connections.get(t), TABLE, row), seconds);
-            return new double[] {counts[0] / (counts[1] / 1e9), 2};
+            return new double[] {runFor(threads, t -> () -> CounterTable.increment(connections.get(t), TABLE, row), seconds).rate(), 2};
         } finally {
             for (Connection c : connections) {
                 c.close();
@@ -228,16 +225,15 @@ final class DispenserBenchmark implements Callable<Integer> {
         Taker create(int thread);
     }
 
-    /** Runs every thread's taker for {@code seconds}; returns {numbers taken, nanoseconds}. A failed call ends the run. */
-    private static long[] runFor(int threads, TakerFactory factory, int seconds) throws Exception {
-        Run run = run(threads, factory, seconds, 0, false);
-        return new long[] {run.numbers(), run.nanos()};
+    /** Runs every thread's taker for {@code seconds}. A failed call ends the run. */
+    private static Run runFor(int threads, TakerFactory factory, int seconds) throws Exception {
+        return run(threads, factory, seconds, 0, false);
     }
 
     /** What the threads of a run did: numbers taken, each call's latency (ns), the calls that failed, what the JVM spent. */
     private record Run(long numbers, long[] latencies, List<String> failures, Spent spent) {
-        long nanos() {
-            return spent.wallNanos();
+        double rate() {
+            return numbers / (spent.wallNanos() / 1e9);
         }
     }
 
@@ -298,10 +294,10 @@ final class DispenserBenchmark implements Callable<Integer> {
 
     /**
      * One cell of the multi-process row: the processes' summed rate, every call's latency, the failed
-     * calls, and over the measured run their statements (a block per statement shows here) and what
-     * their JVMs spent.
+     * calls (summarised), and over the measured run the numbers taken, their statements (a block per
+     * statement shows here) and what the JVMs spent.
      */
-    private record ProcessesCell(double rate, long[] latencies, List<String> failures, long statements, Spent spent) {
+    private record ProcessesCell(double rate, long[] latencies, List<String> failures, long taken, long statements, Spent spent) {
     }
 
     /** {@link #processes} child JVMs with 4 threads each, started together. */
@@ -339,8 +335,8 @@ final class DispenserBenchmark implements Callable<Integer> {
             spent = spent.plus(Spent.parse(ChildProcesses.expect(out, "SPENT ")));
         }
         children.awaitExit();
-        return new ProcessesCell(rate, latencies.stream().flatMapToLong(Arrays::stream).toArray(),
-                summarise(failures), statements, spent);
+        long[] all = latencies.stream().flatMapToLong(Arrays::stream).toArray();
+        return new ProcessesCell(rate, all, summarise(failures), all.length - failures.size(), statements, spent);
     }
 
     /** Failures as "count × message", the most frequent first. */
@@ -389,7 +385,7 @@ final class DispenserBenchmark implements Callable<Integer> {
         stdin.readLine();
         Run run = run(threads, factory, seconds, perThread, true);
         StringBuilder out = new StringBuilder();
-        out.append("RATE ").append(run.numbers() / (run.nanos() / 1e9)).append('\n');
+        out.append("RATE ").append(run.rate()).append('\n');
         out.append("LATENCIES ");
         for (int i = 0; i < run.latencies().length; i++) {
             out.append(i == 0 ? "" : ",").append(run.latencies()[i] / 1000);

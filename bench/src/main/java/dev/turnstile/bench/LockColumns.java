@@ -136,29 +136,10 @@ final class LockColumns {
         return onOwnConnections((c, name) -> {
             String url = database.url();
             if (url.startsWith("jdbc:postgresql")) {
-                c.setAutoCommit(true);
-                PreparedStatement lock = c.prepareStatement("SELECT pg_advisory_lock(?)");
-                PreparedStatement unlock = c.prepareStatement("SELECT pg_advisory_unlock(?)");
-                long key = name.hashCode();
-                return inside -> {
-                    lock.setLong(1, key);
-                    lock.executeQuery().close();
-                    inside.run();
-                    unlock.setLong(1, key);
-                    unlock.executeQuery().close();
-                };
+                return functionPair(c, "SELECT pg_advisory_lock(?)", "SELECT pg_advisory_unlock(?)", (long) name.hashCode());
             }
             if (url.startsWith("jdbc:mariadb")) {
-                c.setAutoCommit(true);
-                PreparedStatement lock = c.prepareStatement("SELECT GET_LOCK(?, 60)");
-                PreparedStatement unlock = c.prepareStatement("SELECT RELEASE_LOCK(?)");
-                return inside -> {
-                    lock.setString(1, name);
-                    lock.executeQuery().close();
-                    inside.run();
-                    unlock.setString(1, name);
-                    unlock.executeQuery().close();
-                };
+                return functionPair(c, "SELECT GET_LOCK(?, 60)", "SELECT RELEASE_LOCK(?)", name);
             }
             try (Statement s = c.createStatement()) {
                 s.executeUpdate("MERGE INTO ts_bench_floor_lock (name) KEY (name) VALUES ('" + name + "')");
@@ -172,6 +153,20 @@ final class LockColumns {
                 c.commit();
             };
         });
+    }
+
+    /** A lock and an unlock that are each a query of the database's lock functions on {@code key}, autocommitted. */
+    private static Pair functionPair(Connection c, String lockQuery, String unlockQuery, Object key) throws SQLException {
+        c.setAutoCommit(true);
+        PreparedStatement lock = c.prepareStatement(lockQuery);
+        PreparedStatement unlock = c.prepareStatement(unlockQuery);
+        return inside -> {
+            lock.setObject(1, key);
+            lock.executeQuery().close();
+            inside.run();
+            unlock.setObject(1, key);
+            unlock.executeQuery().close();
+        };
     }
 
     /**
