@@ -17,6 +17,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.locks.LockSupport;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.IntSupplier;
 import java.util.function.LongSupplier;
@@ -25,7 +26,9 @@ import java.util.function.LongSupplier;
  * Flat combining: callers queue their requests; whoever holds the leader lock drains the queue and
  * takes the whole block (+N) in one save, then hands each caller its slice. The batch closes when
  * the strategy asks its size ({@link BlockTaker}); callers that arrive after that form the next
- * block, so one commit serves many numbers under load.
+ * block, so one commit serves many numbers under load. Before it drains a batch, a leader waits a
+ * moment for as many callers as its last batch had ({@link #awaitLastCallers}), which fills the
+ * blocks of callers that come straight back.
  * How the block is taken is the callers' strategy ({@link OptimisticBlocks} for COMBINING, one
  * cooperative lock for COOPERATIVE_LOCK); the register records each caller's own user for its numbers.
  */
@@ -37,11 +40,18 @@ final class Combining {
     /** How often a waiter looks whether the leader stepped down. */
     static final Duration POLL = Duration.ofMillis(5);
     static final Duration DEFAULT_WAIT_BOUND = Duration.ofSeconds(60);
+    /** The longest a leader waits for the last batch's callers, however slow the last block was. */
+    static final Duration FILL_WAIT_CAP = Duration.ofMillis(1);
     /** Null: the policy's, read at each take (a reload may change it). */
     private final Duration waitBound;
     private final LongSupplier nanoTime;
     private final ReentrantLock leader = new ReentrantLock();
     private final Queue<Request> queue = new ConcurrentLinkedQueue<>();
+    /** A leader waiting for the callers of its last batch to come back; each arrival wakes it. */
+    private volatile Thread filling;
+    /** Requests in the last batch and the nanoseconds its block took (read and written by the leader). */
+    private int lastBatch;
+    private long lastBlockNanos;
 
     /** {@code takeBlock}: how this caller would take a batch's block if it leads. */
     private record Request(int count, String user, BlockTaker takeBlock, CompletableFuture<NumberBlock> result) {
@@ -88,6 +98,10 @@ final class Combining {
     NumberBlock take(int count, String user, BlockTaker takeBlock) {
         Request mine = new Request(count, user, takeBlock, new CompletableFuture<>());
         queue.add(mine);
+        Thread waitingLeader = filling;
+        if (waitingLeader != null) {
+            LockSupport.unpark(waitingLeader);
+        }
         Duration bound = waitBound != null ? waitBound : waitBoundOf(policy);
         long deadline = nanoTime.getAsLong() + bound.toNanos();
         while (true) {
@@ -147,7 +161,28 @@ final class Combining {
         throw new IllegalStateException(cause);
     }
 
+    /**
+     * Before a batch is drained, waits for as many requests as the last batch had: its callers come
+     * straight back for their next numbers, and a fuller block costs the same statement. The wait is
+     * at most half the last block's time (and {@link #FILL_WAIT_CAP}), so callers that do work between
+     * numbers lose little, and once they do not come back in time the next batch is smaller and
+     * expects fewer.
+     */
+    private void awaitLastCallers() {
+        long until = nanoTime.getAsLong() + Math.min(lastBlockNanos / 2, FILL_WAIT_CAP.toNanos());
+        filling = Thread.currentThread();
+        try {
+            for (long left; queue.size() < lastBatch && (left = until - nanoTime.getAsLong()) > 0
+                    && !Thread.currentThread().isInterrupted(); ) {
+                LockSupport.parkNanos(this, left);
+            }
+        } finally {
+            filling = null;
+        }
+    }
+
     private void serveQueue() {
+        awaitLastCallers();
         List<Request> batch = new ArrayList<>();
         drainInto(batch);
         if (batch.isEmpty()) {
@@ -165,7 +200,10 @@ final class Combining {
                 }
                 return block[0];
             };
+            long started = nanoTime.getAsLong();
             NumberBlock taken = Register.issuedFor(issuers, () -> batch.get(0).takeBlock().take(count));
+            lastBlockNanos = nanoTime.getAsLong() - started;
+            lastBatch = batch.size();
             long next = taken.first();
             for (Request r : batch) {
                 r.result().complete(new NumberBlock(next, r.count(), taken.period(), taken.issuedOn()));

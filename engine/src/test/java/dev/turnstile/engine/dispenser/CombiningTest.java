@@ -79,6 +79,87 @@ class CombiningTest {
         }
     }
 
+    /**
+     * A combiner whose clock moves only when a block is taken (10 ms a block, so a leader may wait
+     * {@link Combining#FILL_WAIT_CAP} for the last batch's callers), its first batch served to
+     * three callers: "leader", whose second call is then queued alone, and two others, whose calls
+     * have returned.
+     */
+    private record SecondBatch(Combining combining, AtomicLong ticker, List<Integer> blocks,
+                               Combining.BlockTaker take, Future<List<NumberBlock>> leader, List<Long> othersFirst) {
+    }
+
+    private static SecondBatch afterAFirstBatchOfThree(ExecutorService pool) throws Exception {
+        AtomicLong ticker = new AtomicLong();
+        Combining c = new Combining(ID, null, Duration.ofMinutes(5), ticker::get);
+        CountDownLatch waiting = new CountDownLatch(1);
+        CountDownLatch granted = new CountDownLatch(1);
+        List<Integer> blocks = new java.util.concurrent.CopyOnWriteArrayList<>();
+        AtomicLong next = new AtomicLong(1);
+        Combining.BlockTaker take = count -> {
+            if (blocks.isEmpty()) {
+                waiting.countDown();
+                try {
+                    granted.await(30, TimeUnit.SECONDS); // so the first batch is the leader's and the two others'
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+            ticker.addAndGet(Duration.ofMillis(10).toNanos());
+            int n = count.getAsInt();
+            blocks.add(n);
+            return new NumberBlock(next.getAndAdd(n), n, null, LocalDate.of(2026, 12, 7));
+        };
+        Future<List<NumberBlock>> leader = pool.submit(() -> List.of(c.take(1, "leader", take), c.take(1, "leader", take)));
+        assertThat(waiting.await(30, TimeUnit.SECONDS)).isTrue();
+        List<Future<Object>> others = takeFromThreads(pool, c, take, 2);
+        org.awaitility.Awaitility.await("two callers queued").atMost(Duration.ofSeconds(30)).until(() -> c.queued() == 2);
+        granted.countDown();
+        List<Long> othersFirst = new ArrayList<>();
+        for (Future<Object> f : others) {
+            othersFirst.add(((NumberBlock) f.get(30, TimeUnit.SECONDS)).first());
+        }
+        org.awaitility.Awaitility.await("the leader's second call queued, or served").atMost(Duration.ofSeconds(30))
+                .until(() -> c.queued() == 1 || leader.isDone());
+        return new SecondBatch(c, ticker, blocks, take, leader, othersFirst);
+    }
+
+    @Test
+    void aLeaderWaitsForTheCallersOfItsLastBatch_whoComeStraightBack_andTakesOneBlockForThemAll() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            SecondBatch second = afterAFirstBatchOfThree(pool);
+            List<Future<Object>> back = takeFromThreads(pool, second.combining(), second.take(), 2);
+            List<Long> numbers = new ArrayList<>(second.othersFirst());
+            for (NumberBlock b : second.leader().get(30, TimeUnit.SECONDS)) {
+                numbers.add(b.first());
+            }
+            for (Future<Object> f : back) {
+                numbers.add(((NumberBlock) f.get(30, TimeUnit.SECONDS)).first());
+            }
+            assertThat(second.blocks()).as("blocks taken: the second for the three callers again").containsExactly(3, 3);
+            assertThat(numbers).containsExactlyInAnyOrder(1L, 2L, 3L, 4L, 5L, 6L);
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
+    @Test
+    void aLeaderWhoseLastCallersDoNotComeBack_takesForItselfOnceItsWaitIsOver() throws Exception {
+        ExecutorService pool = Executors.newFixedThreadPool(4);
+        try {
+            SecondBatch second = afterAFirstBatchOfThree(pool);
+            // Half the last block's 10 ms, capped: past it, whenever the leader started waiting.
+            second.ticker().addAndGet(Combining.FILL_WAIT_CAP.toNanos() + 1);
+            List<NumberBlock> leaders = second.leader().get(30, TimeUnit.SECONDS);
+            assertThat(second.blocks()).as("blocks taken").containsExactly(3, 1);
+            assertThat(leaders.get(1).first()).isEqualTo(4L);
+            assertThat(second.combining().queued()).isZero();
+        } finally {
+            pool.shutdownNow();
+        }
+    }
+
     @Test
     void anErrorInTheLeader_reachesEveryWaiter_noneHangs() throws Exception {
         CountDownLatch queued = new CountDownLatch(1);
