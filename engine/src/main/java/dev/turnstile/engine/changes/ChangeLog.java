@@ -21,7 +21,7 @@ final class ChangeLog implements ObjectWriteListener {
     /** The channel on which a recorded change wakes the dispatchers of every process. */
     static final String CHANNEL = "turnstile_changes";
     private static final String INSERT = "INSERT INTO ts_change (object_id, class_name, user_name, changed_at, change_kind,"
-            + " usn_before, usn_after, prop_changes) VALUES (:id, :cls, :usr, :at, :kind, :before, :after, :props)";
+            + " usn_before, usn_after, prop_changes) VALUES (?, ?, ?, ?, ?, ?, ?, ?)";
 
     private final Notifications notifications;
     private final Runnable wakeDispatchers;
@@ -34,11 +34,11 @@ final class ChangeLog implements ObjectWriteListener {
     @Override
     public void written(ObjectTransaction tx, ObjectWrite write) {
         // Native SQL: no generated key to read back, and the NOTIFY rides on the INSERT.
-        notifications.executeAndNotify(tx.session(), INSERT, List.of(new Parameter("id", write.id(), UUID.class),
-                new Parameter("cls", write.className(), String.class), new Parameter("usr", write.user(), String.class),
-                new Parameter("at", write.time(), Instant.class), new Parameter("kind", write.kind().name(), String.class),
-                new Parameter("before", write.usnBefore(), Long.class), new Parameter("after", write.usnAfter(), Long.class),
-                new Parameter("props", ChangeCodec.encodeDifferences(write.before(), write.after()), String.class)),
+        notifications.executeAndNotify(tx.session(), INSERT, List.of(new Parameter(write.id(), UUID.class),
+                new Parameter(write.className(), String.class), new Parameter(write.user(), String.class),
+                new Parameter(write.time(), Instant.class), new Parameter(write.kind().name(), String.class),
+                new Parameter(write.usnBefore(), Long.class), new Parameter(write.usnAfter(), Long.class),
+                new Parameter(ChangeCodec.encodeDifferences(write.before(), write.after()), String.class)),
                 CHANNEL, CHANNEL, "");
     }
 

@@ -16,26 +16,27 @@ import java.util.List;
 public final class GuardedWrite {
     private final String table;
     private final List<String> assignments = new ArrayList<>();
+    private final List<Parameter> assigned = new ArrayList<>();
     private final List<String> conditions = new ArrayList<>();
-    private final List<Parameter> parameters = new ArrayList<>();
+    private final List<Parameter> conditioned = new ArrayList<>();
     private Notifications notifications;
     private String notifyChannel;
     private String notifyTopic;
     private String notifyPayload;
     private int processesNotified;
 
-    /** A named parameter of the statement, and the type that says what its null is. */
-    public record Parameter(String name, Object value, Class<?> type) {
+    /** A parameter of the statement (its {@code ?}s in order), and the type that says what its null is. */
+    public record Parameter(Object value, Class<?> type) {
         @SuppressWarnings({"unchecked", "rawtypes"})
-        void bind(CommonQueryContract query) {
-            query.setParameter(name, value, (Class) type);
+        void bind(CommonQueryContract query, int position) {
+            query.setParameter(position, value, (Class) type);
         }
     }
 
     private GuardedWrite(String table, String keyColumn, Object key) {
         this.table = table;
-        conditions.add(keyColumn + " = :k");
-        parameters.add(new Parameter("k", key, key.getClass()));
+        conditions.add(keyColumn + " = ?");
+        conditioned.add(new Parameter(key, key.getClass()));
     }
 
     /** A write of the row of {@code table} whose {@code keyColumn} is {@code key}. */
@@ -45,9 +46,8 @@ public final class GuardedWrite {
 
     /** Sets a column; {@code type} says what a null is (drivers need it). */
     public GuardedWrite set(String column, Object value, Class<?> type) {
-        String p = "p" + parameters.size();
-        assignments.add(column + " = :" + p);
-        parameters.add(new Parameter(p, value, type));
+        assignments.add(column + " = ?");
+        assigned.add(new Parameter(value, type));
         return this;
     }
 
@@ -65,23 +65,20 @@ public final class GuardedWrite {
      * {@code values}. Several conditions must all hold.
      */
     public GuardedWrite where(String condition, Object... values) {
-        StringBuilder sql = new StringBuilder();
-        int next = 0;
-        for (int at = 0; at < condition.length(); at++) {
-            if (condition.startsWith(":?", at)) {
-                String p = "p" + parameters.size();
-                Object value = values[next++];
-                parameters.add(new Parameter(p, value, value.getClass()));
-                sql.append(':').append(p);
-                at++;
-            } else {
-                sql.append(condition.charAt(at));
-            }
+        StringBuilder sql = new StringBuilder("(");
+        int placeholders = 0;
+        int from = 0;
+        for (int at; (at = condition.indexOf(":?", from)) >= 0; from = at + 2) {
+            sql.append(condition, from, at).append('?');
+            placeholders++;
         }
-        if (next != values.length) {
-            throw new IllegalArgumentException(values.length + " values for " + next + " placeholders in " + condition);
+        if (placeholders != values.length) {
+            throw new IllegalArgumentException(values.length + " values for " + placeholders + " placeholders in " + condition);
         }
-        conditions.add("(" + sql + ")");
+        for (Object value : values) {
+            conditioned.add(new Parameter(value, value.getClass()));
+        }
+        conditions.add(sql.append(condition, from, condition.length()).append(')').toString());
         return this;
     }
 
@@ -121,6 +118,8 @@ public final class GuardedWrite {
 
     private boolean run(StatelessSession session, StringBuilder sql) {
         sql.append(" WHERE ").append(String.join(" AND ", conditions));
+        List<Parameter> parameters = new ArrayList<>(assigned); // as their ?s come: SET's, then WHERE's
+        parameters.addAll(conditioned);
         if (notifications != null) {
             Notifications.Written written = notifications.executeAndNotify(session, sql.toString(), parameters, notifyChannel,
                     notifyTopic, notifyPayload);
@@ -130,10 +129,12 @@ public final class GuardedWrite {
         return executeUpdate(session, sql.toString(), parameters) == 1;
     }
 
-    /** Runs a data-changing statement whose named parameters are {@code parameters}; the rows it changed. */
+    /** Runs a data-changing statement whose {@code ?}s are {@code parameters}, in order; the rows it changed. */
     static int executeUpdate(StatelessSession session, String sql, List<Parameter> parameters) {
         var query = session.createNativeMutationQuery(sql);
-        parameters.forEach(p -> p.bind(query));
+        for (int i = 0; i < parameters.size(); i++) {
+            parameters.get(i).bind(query, i + 1);
+        }
         return query.executeUpdate();
     }
 }

@@ -15,14 +15,11 @@ import java.time.Duration;
 import java.time.Instant;
 import java.time.ZoneOffset;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.function.Consumer;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Wake-ups between the processes on one database: a release in one process wakes the waiters in
@@ -208,8 +205,8 @@ public final class Notifications implements AutoCloseable {
     }
 
     /**
-     * Runs a data-changing SQL statement whose parameters are {@code parameters} (named in
-     * {@code sql} as {@code :name}) and returns the rows it changed; on a database with
+     * Runs a data-changing SQL statement whose parameters are {@code parameters} (the {@code ?}s of
+     * {@code sql}, in order) and returns the rows it changed; on a database with
      * notifications the same statement also sends {@code payload} on {@code channel} if it changed a
      * row and another process has said it has a waiter on {@code topic}
      * ({@link #anotherProcessWaits}: its waiters must say so first), delivered when the
@@ -223,23 +220,14 @@ public final class Notifications implements AutoCloseable {
         if (!postgres) {
             return new Written(GuardedWrite.executeUpdate(session, sql, parameters), 0);
         }
-        Map<String, GuardedWrite.Parameter> byName = new HashMap<>();
-        parameters.forEach(p -> byName.put(p.name(), p));
-        List<GuardedWrite.Parameter> inOrder = new ArrayList<>();
-        Matcher named = NAMED_PARAMETER.matcher(sql);
-        StringBuilder positional = new StringBuilder();
-        while (named.find()) {
-            inOrder.add(byName.get(named.group(1)));
-            named.appendReplacement(positional, "?");
-        }
         // The CASE keeps pg_notify (volatile) from running when nobody waits.
-        named.appendTail(positional).append(" RETURNING (SELECT CASE WHEN count(*) = 0 THEN 0")
-                .append(" WHEN pg_notify(?, ?) IS NOT NULL THEN count(*) END FROM ts_waiting WHERE ")
-                .append(ANOTHER_PROCESS_WAITING_ON_ONE).append(")");
-        return Database.jdbc(counter, session, positional.toString(), s -> {
+        String notifying = sql + " RETURNING (SELECT CASE WHEN count(*) = 0 THEN 0"
+                + " WHEN pg_notify(?, ?) IS NOT NULL THEN count(*) END FROM ts_waiting WHERE "
+                + ANOTHER_PROCESS_WAITING_ON_ONE + ")";
+        return Database.jdbc(counter, session, notifying, s -> {
             ownBackends.put(PostgresListener.backendPid(s.getConnection()), Boolean.TRUE);
             int i = 1;
-            for (GuardedWrite.Parameter p : inOrder) {
+            for (GuardedWrite.Parameter p : parameters) {
                 bindForPostgres(s, i++, p.value(), p.type());
             }
             s.setString(i++, channel);
@@ -262,9 +250,6 @@ public final class Notifications implements AutoCloseable {
     /** The rows a statement wrote, and how many other processes with a waiter it notified. */
     public record Written(int rows, int processesNotified) {
     }
-
-    /** A named parameter ({@code :k}, {@code :p3}); not the second colon of a {@code ::} cast. */
-    private static final Pattern NAMED_PARAMETER = Pattern.compile("(?<!:):([A-Za-z]\\w*)");
 
     private static void bindForPostgres(PreparedStatement s, int index, Object value, Class<?> type) throws SQLException {
         if (value instanceof Instant instant) {
