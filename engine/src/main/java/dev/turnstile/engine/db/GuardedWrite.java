@@ -57,28 +57,22 @@ public final class GuardedWrite {
 
     /** Only if the row's USN is still {@code usn}: nobody wrote it since the caller read it. */
     public GuardedWrite ifUsn(long usn) {
-        return where("usn = :?", usn);
+        return where("usn = ?", usn);
     }
 
     /**
-     * Only if {@code condition} holds; each {@code :?} in it is bound, in order, to one of
+     * Only if {@code condition} holds; each {@code ?} in it is bound, in order, to one of
      * {@code values}. Several conditions must all hold.
      */
     public GuardedWrite where(String condition, Object... values) {
-        StringBuilder sql = new StringBuilder("(");
-        int placeholders = 0;
-        int from = 0;
-        for (int at; (at = condition.indexOf(":?", from)) >= 0; from = at + 2) {
-            sql.append(condition, from, at).append('?');
-            placeholders++;
-        }
+        long placeholders = condition.chars().filter(c -> c == '?').count();
         if (placeholders != values.length) {
             throw new IllegalArgumentException(values.length + " values for " + placeholders + " placeholders in " + condition);
         }
         for (Object value : values) {
             conditioned.add(new Parameter(value, value.getClass()));
         }
-        conditions.add(sql.append(condition, from, condition.length()).append(')').toString());
+        conditions.add("(" + condition + ")");
         return this;
     }
 

@@ -38,7 +38,7 @@ public final class Lease {
      * holder's, or lapsed. {@code orIf} widens that (a waiter with priority); null for none.
      */
     public GuardedWrite take(Object key, String holder, Instant until, Instant now, String orIf, Object... orIfValues) {
-        String condition = freeMineOrLapsed(":?", ":?") + (orIf == null ? "" : " OR " + orIf);
+        String condition = freeMineOrLapsed("?", "?") + (orIf == null ? "" : " OR " + orIf);
         Object[] values = new Object[2 + orIfValues.length];
         values[0] = holder;
         values[1] = now;
@@ -49,8 +49,8 @@ public final class Lease {
 
     /** Extends a lease that is live at {@code now} (and, with a holder column, the holder's) to {@code until}. */
     public GuardedWrite renew(Object key, String holder, Instant until, Instant now) {
-        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).set(expiryColumn, until).where(expiry.heldAt(":?"), now);
-        return holderColumn == null ? write : write.where(holderColumn + " = :?", holder);
+        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).set(expiryColumn, until).where(expiry.heldAt("?"), now);
+        return holderColumn == null ? write : write.where(holderColumn + " = ?", holder);
     }
 
     /**
@@ -60,18 +60,18 @@ public final class Lease {
     public GuardedWrite release(Object key, String holder) {
         GuardedWrite write = GuardedWrite.of(table, keyColumn, key);
         return holderColumn == null ? write : write.set(holderColumn, null, String.class).set(expiryColumn, null, Instant.class)
-                .where(holderColumn + " = :?", holder);
+                .where(holderColumn + " = ?", holder);
     }
 
     /** Takes back a lease that lapsed before {@code now}, whoever held it (a reaper): one reaper wins. */
     public GuardedWrite expire(Object key, Instant now) {
-        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).where(expiry.lapsedAt(":?"), now);
+        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).where(expiry.lapsedAt("?"), now);
         return holderColumn == null ? write : write.set(holderColumn, null, String.class).set(expiryColumn, null, Instant.class);
     }
 
     /** Ends a lease that is live at {@code now}, whoever holds it (an operator's break): a lapsed one is the reaper's. */
     public GuardedWrite breakLive(Object key, Instant now) {
-        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).where(expiry.heldAt(":?"), now);
+        GuardedWrite write = GuardedWrite.of(table, keyColumn, key).where(expiry.heldAt("?"), now);
         return holderColumn == null ? write : write.set(holderColumn, null, String.class).set(expiryColumn, null, Instant.class);
     }
 

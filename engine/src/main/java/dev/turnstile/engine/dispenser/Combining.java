@@ -169,6 +169,9 @@ final class Combining {
      * expects fewer.
      */
     private void awaitLastCallers() {
+        if (queue.size() >= lastBatch) {
+            return; // they are back, or there was no batch of several
+        }
         long until = nanoTime.getAsLong() + Math.min(lastBlockNanos / 2, FILL_WAIT_CAP.toNanos());
         filling = Thread.currentThread();
         try {

@@ -270,7 +270,7 @@ final class TreeLockStore {
     /** Takes the head of a node's row: free, ours, lapsed, or held by a younger waiter (a later ticket). */
     private static boolean claimHead(StatelessSession session, String row, TreeLockMode mode, String leaseId, String ticket,
                                      Instant headExpiry, Instant now) {
-        return HEADS.take(row, leaseId, headExpiry, now, "head_ticket > :?", ticket).set("head_mode", mode.letter())
+        return HEADS.take(row, leaseId, headExpiry, now, "head_ticket > ?", ticket).set("head_mode", mode.letter())
                 .set("head_ticket", ticket).update(session);
     }
 
