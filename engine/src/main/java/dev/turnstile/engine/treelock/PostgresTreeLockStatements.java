@@ -142,17 +142,18 @@ final class PostgresTreeLockStatements extends TreeLockStatements {
             if (found[0]) {
                 throw TreeLockStore.Blocked.INSTANCE;
             }
-            createMissing(marks);
+            createMissing(rows);
         }
         return null;
     }
 
     /**
-     * Rows no lock has made yet, or a sweep deleted — every stripe of each node, so later leases find
-     * theirs — each an idle row, committed by itself.
+     * The rows the request marks that no lock has made yet, or a sweep deleted — only those: another
+     * stripe of a node may be another transaction's to make, and waiting for it held this one up —
+     * each an idle row, committed by itself.
      */
-    private void createMissing(SortedMap<TreePath, GrayMode> marks) {
-        String[] rows = marks.keySet().stream().flatMap(node -> IntentionStripes.rows(node).stream()).toArray(String[]::new);
+    private void createMissing(List<IntentionStripes.Mark> marks) {
+        String[] rows = marks.stream().map(IntentionStripes.Mark::row).toArray(String[]::new);
         database.alone(() -> "making tree node rows", session -> database.jdbc(session, """
                 INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)
                 SELECT row_path, 0, 0, 0, 0, 0, 0 FROM unnest(CAST(? AS varchar[])) WITH ORDINALITY AS m(row_path, ord)

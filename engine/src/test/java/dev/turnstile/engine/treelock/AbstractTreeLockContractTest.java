@@ -162,6 +162,33 @@ public abstract class AbstractTreeLockContractTest {
         assertThat(nodesWithRows()).isEmpty();
     }
 
+    @Test
+    void aLockMakesOnlyTheNodeRowsItMarks_soAnotherTransactionOnASiblingStripeDoesNotHoldItUp() throws Exception {
+        // A lease whose id puts its intentions on stripe 5 of the workshop and of the site; no row of the site exists.
+        String leaseId = "05" + UUID.randomUUID().toString().substring(2);
+        TreeLockRequest request = TreeLockRequest.exclusive(bench("A", "1"));
+        TreeLockStore store = new TreeLockStore(dev.turnstile.engine.EngineInternals.database(engine));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+             var s = c.createStatement()) {
+            // Another transaction makes the workshop's stripe 9 and keeps it (a lock of another bench on its way).
+            // A lock that made every stripe of a node it marks waited for that row, out of write order: against a
+            // waiter claiming the stripes in order, a deadlock (the waiter's queueing aborted 129 times in 10 s).
+            c.setAutoCommit(false);
+            s.executeUpdate("INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)"
+                    + " VALUES ('" + workshop("A") + "/:9', 0, 0, 0, 0, 0, 0)");
+            Future<TreeLeaseRecord> acquiring = pool.submit(() -> store.acquire(leaseId, "o", request, GrayMode.marksOf(request),
+                    "0000000000000001-" + leaseId, false, LEASE));
+            assertThat(acquiring.get(30, TimeUnit.SECONDS).leaseId).as("granted while the sibling stripe is held").isEqualTo(leaseId);
+            assertThat(rowsOfSite()).as("the rows it marked, and no other").containsExactlyInAnyOrder(
+                    bench("A", "1").toString(), workshop("A") + "/:5", site + "/:5");
+            c.rollback();
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(store.release(leaseId, GrayMode.marksOf(request), request.nodes().keySet())).isTrue();
+    }
+
     /** How many rows of this test's site (its own and its stripes) hold an intention, read with plain JDBC. */
     private int siteStripesMarked() throws Exception {
         try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
@@ -178,17 +205,24 @@ public abstract class AbstractTreeLockContractTest {
 
     /** The nodes of this test's site that have rows (their own or a stripe), read with plain JDBC. */
     private Set<String> nodesWithRows() throws Exception {
+        Set<String> nodes = new java.util.HashSet<>();
+        rowsOfSite().forEach(row -> nodes.add(row.replaceFirst("/:\\d+$", "")));
+        return nodes;
+    }
+
+    /** The rows of this test's site in {@code ts_tree_node}, each stripe by its own name. */
+    private Set<String> rowsOfSite() throws Exception {
         try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
              var s = c.prepareStatement("SELECT node_path FROM ts_tree_node WHERE node_path = ? OR node_path LIKE ?")) {
             s.setString(1, site.toString());
             s.setString(2, site + "/%");
-            Set<String> nodes = new java.util.HashSet<>();
+            Set<String> rows = new java.util.HashSet<>();
             try (var rs = s.executeQuery()) {
                 while (rs.next()) {
-                    nodes.add(rs.getString(1).replaceFirst("/:\\d+$", ""));
+                    rows.add(rs.getString(1));
                 }
             }
-            return nodes;
+            return rows;
         }
     }
 
@@ -400,7 +434,7 @@ public abstract class AbstractTreeLockContractTest {
     @Test
     void acquireCost_isDepthTimesNodes_whateverIsHeldElsewhere() {
         TreePath target = bench("A", "1");
-        free(target); // creates its rows
+        List<TreeLockHandle> siblings = holdEveryStripeAbove(target);
         EngineStatistics quiet = cost(target);
         List<TreeLockHandle> held = new ArrayList<>();
         for (int i = 0; i < 100; i++) {
@@ -408,6 +442,7 @@ public abstract class AbstractTreeLockContractTest {
         }
         EngineStatistics busy = cost(target);
         held.forEach(TreeLockHandle::unlock);
+        siblings.forEach(TreeLockHandle::unlock);
         assertThat(busy).isEqualTo(quiet);
         if (locksInOneStatement()) {
             assertThat(quiet.statements()).as("one statement: every level's mark and the lease").isEqualTo(1);
@@ -426,7 +461,7 @@ public abstract class AbstractTreeLockContractTest {
     @Test
     void aLockAndItsRelease_areOneStatementEachOnPostgres_aTransactionOfAStatementPerLevelElsewhere() {
         TreePath target = bench("A", "1");
-        free(target); // creates its rows
+        List<TreeLockHandle> siblings = holdEveryStripeAbove(target);
         EngineStatistics acquire = null;
         EngineStatistics release = null;
         for (int i = 0; i < 3; i++) { // the least of three: a release sweeps idle rows one time in 256
@@ -439,6 +474,7 @@ public abstract class AbstractTreeLockContractTest {
             acquire = acquire == null || acquired.statements() < acquire.statements() ? acquired : acquire;
             release = release == null || released.statements() < release.statements() ? released : release;
         }
+        siblings.forEach(TreeLockHandle::unlock);
         int levels = target.depth();
         assertThat(acquire).as("the lock").isEqualTo(locksInOneStatement() ? new EngineStatistics(0, 1, 0, 0, 1, 0)
                 : new EngineStatistics(1, levels + 1, 0, 1, levels, 0));
@@ -447,8 +483,21 @@ public abstract class AbstractTreeLockContractTest {
     }
 
     /**
+     * Holds a lock on a sibling of {@code target} per stripe of the site (successive leases take
+     * successive stripes), so every stripe above it has its row, and keeps it (a sweep deletes idle rows
+     * only): a lock makes only the rows it marks, and one that makes its stripe's row costs more.
+     */
+    private List<TreeLockHandle> holdEveryStripeAbove(TreePath target) {
+        List<TreeLockHandle> siblings = new ArrayList<>();
+        for (int i = 0; i < IntentionStripes.of(site); i++) {
+            siblings.add(tryX(target.parent().child("bench", "sibling-" + i)).orElseThrow());
+        }
+        return siblings;
+    }
+
+    /**
      * What one acquire costs: the least of three, since a release sweeps idle node rows one time in
-     * 256 and the next acquire of a swept node makes its rows again (CI once met it: 8 statements
+     * 256 and the next acquire of a swept node makes the rows it marks again (CI once met it: 8 statements
      * instead of 4). A sweep only ever adds statements, so the least is the cost.
      */
     private EngineStatistics cost(TreePath target) {
