@@ -1,7 +1,6 @@
 package dev.turnstile.engine.db;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import org.hibernate.StatelessSession;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -51,13 +50,13 @@ public final class Notifications implements AutoCloseable {
      * PostgreSQL's process id, which a note carries: so that {@link #listenToOthers} skips this
      * engine's own notes. Recorded before the statement runs, since its note can be heard before it returns.
      */
-    private final Cache<Integer, Boolean> ownBackends = Caffeine.newBuilder().expireAfterWrite(Duration.ofMinutes(1)).build();
+    private final Cache<Integer, Boolean> ownBackends = Caches.builder().expireAfterWrite(Duration.ofMinutes(1)).build();
     private volatile PostgresListener listener;
     /**
      * Until when (System.nanoTime) what this process last said of its waiters holds, by topic
      * ({@link #announceWaiting}); bounded, since a topic may be one object: one forgotten is said again.
      */
-    private final Cache<String, Long> announcedUntil = Caffeine.newBuilder().maximumSize(10_000).build();
+    private final Cache<String, Long> announcedUntil = Caches.builder().maximumSize(10_000).build();
     /** Locks striped by topic, under which this process says, or takes back, that it waits ({@link #announcing}). */
     private final Object[] announcing = java.util.stream.IntStream.range(0, 64).mapToObj(i -> new Object()).toArray();
     /** This process (this engine) in {@code ts_waiting}: random, so a restarted one is another. */

@@ -1,7 +1,6 @@
 package dev.turnstile.engine.db;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.api.EngineStatistics;
 import org.hibernate.resource.jdbc.spi.StatementInspector;
 
@@ -28,7 +27,7 @@ final class StatementCounter implements StatementInspector {
      * lower-casing a 2 kB statement on every run was a tenth of a dispenser caller's CPU (JFR, 4
      * processes taking in one statement each).
      */
-    private final Cache<String, String> verbs = Caffeine.newBuilder().maximumSize(1_000).build();
+    private final Cache<String, String> verbs = Caches.builder().maximumSize(1_000).build();
 
     @Override
     public String inspect(String sql) {

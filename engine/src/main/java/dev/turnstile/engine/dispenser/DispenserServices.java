@@ -3,7 +3,6 @@ package dev.turnstile.engine.dispenser;
 import tools.jackson.core.JacksonException;
 import tools.jackson.databind.ObjectMapper;
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.api.CustomObject;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
@@ -20,6 +19,7 @@ import dev.turnstile.api.dispenser.DispensersConfig;
 import dev.turnstile.api.dispenser.ResetPeriod;
 import dev.turnstile.api.retry.RetryPolicies;
 import dev.turnstile.api.retry.RetryPolicy;
+import dev.turnstile.engine.db.Caches;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 import org.slf4j.Logger;
@@ -57,7 +57,7 @@ public final class DispenserServices {
      * fetch. Bounded: a workflow engine that calls as one user per workflow instance would
      * otherwise grow it forever; an evicted instance is made again with one fetch.
      */
-    private final Cache<String, DefaultDispenser> instances = Caffeine.newBuilder().maximumSize(INSTANCE_CACHE_SIZE).build();
+    private final Cache<String, DefaultDispenser> instances = Caches.builder().maximumSize(INSTANCE_CACHE_SIZE).build();
     /** Dispenser and strategy pairs this engine has said it takes by another strategy than the stored one. */
     private final Set<String> mixedStrategies = ConcurrentHashMap.newKeySet();
     static final int INSTANCE_CACHE_SIZE = 10_000;

@@ -1,9 +1,9 @@
 package dev.turnstile.engine.locks;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.api.EngineRuntimeException;
 import dev.turnstile.api.ExceptionCode;
+import dev.turnstile.engine.db.Caches;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.db.Expiry;
 import dev.turnstile.engine.db.GuardedWrite;
@@ -41,7 +41,7 @@ public final class CooperativeLocks implements LockHook {
     private final Database database;
     private final LockCounts counts = new LockCounts();
     /** Locks held by this engine's sessions, by what it wrote ({@link #heldHere}); bounded. */
-    private final Cache<UUID, Held> heldHere = Caffeine.newBuilder().maximumSize(10_000).build();
+    private final Cache<UUID, Held> heldHere = Caches.builder().maximumSize(10_000).build();
     /** Lock requests refused here, waiting for the holder's unlock (here, or in another process). */
     private final WakeUps unlockWaiters;
     private final HandOvers handOvers;

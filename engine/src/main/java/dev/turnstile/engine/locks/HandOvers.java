@@ -1,8 +1,8 @@
 package dev.turnstile.engine.locks;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.api.EngineRuntimeException;
+import dev.turnstile.engine.db.Caches;
 import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.engine.objects.LockHook;
 
@@ -36,7 +36,7 @@ final class HandOvers {
 
     HandOvers(Duration handOver, WakeUps unlockWaiters, StoredUsn storedUsn) {
         this.handOverNanos = handOver.toNanos();
-        this.handedOver = handOver.isZero() ? null : Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(handOver).build();
+        this.handedOver = handOver.isZero() ? null : Caches.builder().maximumSize(10_000).expireAfterWrite(handOver).build();
         this.unlockWaiters = unlockWaiters;
         this.storedUsn = storedUsn;
     }

@@ -1,8 +1,8 @@
 package dev.turnstile.engine.locks;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
 import dev.turnstile.api.LockStatistics;
+import dev.turnstile.engine.db.Caches;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -20,7 +20,7 @@ public final class LockCounts {
     private final LongAdder released = new LongAdder();
     private final LongAdder heldNanos = new LongAdder();
     /** When each lock taken here was taken; bounded, so locks that lapse are forgotten. */
-    private final Cache<UUID, Long> takenAt = Caffeine.newBuilder().maximumSize(10_000).expireAfterWrite(Duration.ofDays(1)).build();
+    private final Cache<UUID, Long> takenAt = Caches.builder().maximumSize(10_000).expireAfterWrite(Duration.ofDays(1)).build();
 
     void granted(UUID id) {
         granted.increment();

@@ -1,7 +1,7 @@
 package dev.turnstile.engine.locks;
 
 import com.github.benmanes.caffeine.cache.Cache;
-import com.github.benmanes.caffeine.cache.Caffeine;
+import dev.turnstile.engine.db.Caches;
 import dev.turnstile.engine.db.WakeUps;
 import dev.turnstile.engine.objects.LockHook;
 import dev.turnstile.engine.objects.LockRules;
@@ -44,7 +44,7 @@ public final class LockPasses {
     private final Map<UUID, ArrayDeque<Waiting>> waiting = new HashMap<>();
     private final ThreadLocal<Waiting> thisThreads = new ThreadLocal<>();
     /** Passes of each lock since it was last let go here; bounded, a lock forgotten counts from 0. */
-    private final Cache<UUID, Integer> inARow = Caffeine.newBuilder().maximumSize(10_000).build();
+    private final Cache<UUID, Integer> inARow = Caches.builder().maximumSize(10_000).build();
     /** Where a pass counts as the holder's release. */
     private final LockCounts counts;
 
