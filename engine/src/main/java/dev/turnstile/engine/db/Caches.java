@@ -7,7 +7,7 @@ import com.github.benmanes.caffeine.cache.Caffeine;
  * past the bound or the expiry, removal notices) run by the thread that writes, not handed to
  * {@code ForkJoinPool.commonPool()}. A bounded cache schedules that upkeep after every write, and a
  * lock+unlock pair writes several (the locks held here, the passes in a row, when a lock was taken):
- * each woke a pool thread — five futex calls a pair where ShedLock's pair made none, and a second of
+ * each woke a pool thread — five futex calls a pair where ShedLock's made almost none, and a second of
  * a core per 30 s on one thread's pairs. The upkeep itself is a few map operations.
  */
 public final class Caches {
