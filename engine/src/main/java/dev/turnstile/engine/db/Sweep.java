@@ -26,31 +26,14 @@ public final class Sweep {
     private final String condition;
     private final int oneIn;
     private final int batch;
-    /** The order rows are swept in: the key's, or the coldest first ({@link #coldestFirst}). */
-    private final String order;
 
     /** @param key the primary key's column, or its columns separated by commas */
     public Sweep(String table, String key, String condition, int oneIn, int batch) {
-        this(table, key, condition, oneIn, batch, key);
-    }
-
-    private Sweep(String table, String key, String condition, int oneIn, int batch, String order) {
         this.table = table;
         this.key = List.of(key.split(",\\s*"));
         this.condition = condition;
         this.oneIn = oneIn;
         this.batch = batch;
-        this.order = order;
-    }
-
-    /**
-     * This sweep taking the rows least written first, by {@code writes} (a row's write count): rows
-     * in use now are written most and go last. By key, a tree node's stripes ({@code …/:k}) sorted
-     * before its benches, and every sweep deleted the stripes of the busiest workshops, each made
-     * again by the next lock of its stripe.
-     */
-    public Sweep coldestFirst(String writes) {
-        return new Sweep(table, String.join(", ", key), condition, oneIn, batch, writes + ", " + String.join(", ", key));
     }
 
     /** Sweeps in {@code session} about one call in {@code oneIn}; returns the rows deleted. */
@@ -67,7 +50,7 @@ public final class Sweep {
     public int run(StatelessSession session, Map<String, Object> parameters) {
         String columns = String.join(", ", key);
         var select = session.createNativeQuery("SELECT " + columns + " FROM " + table + " WHERE " + condition + " ORDER BY "
-                + order + " FETCH FIRST " + batch + " ROWS ONLY FOR UPDATE SKIP LOCKED", Object[].class);
+                + columns + " FETCH FIRST " + batch + " ROWS ONLY FOR UPDATE SKIP LOCKED", Object[].class);
         parameters.forEach(select::setParameter);
         List<Object[]> rows = select.getResultList();
         if (rows.isEmpty()) {

@@ -188,12 +188,12 @@ final class TreeLockStore {
     }
 
     /**
-     * Node rows nobody holds or queues on: one release in 256 deletes up to 100 of them, the least
-     * written first, so the table holds about the nodes in use rather than every node ever locked,
-     * and the stripes of busy nodes stay. A lock on a deleted row makes it again.
+     * Node rows nobody holds or queues on: one release in 256 deletes up to 100 of them, so the
+     * table holds about the nodes in use rather than every node ever locked. A lock on a deleted
+     * node makes its row again (the first lock of a node does so anyway).
      */
     private static final Sweep IDLE_NODES = new Sweep("ts_tree_node", "node_path", "is_count = 0 AND ix_count = 0"
-            + " AND s_count = 0 AND six_count = 0 AND x_count = 0 AND head_lease IS NULL", 256, 100).coldestFirst("usn");
+            + " AND s_count = 0 AND six_count = 0 AND x_count = 0 AND head_lease IS NULL", 256, 100);
 
     /** One sweep of idle node rows at once (for tests: releases sweep by chance). */
     int sweepIdleNodes() {
