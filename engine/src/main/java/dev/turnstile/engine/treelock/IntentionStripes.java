@@ -25,8 +25,8 @@ final class IntentionStripes {
     private IntentionStripes() {
     }
 
-    /** One conditional update: {@code mode} on the row {@code row} of {@code node}. */
-    record Mark(TreePath node, String row, GrayMode mode) {
+    /** One conditional update: {@code mode} on the row {@code row} (a node's own, or one of its stripes). */
+    record Mark(String row, GrayMode mode) {
     }
 
     /**
@@ -86,9 +86,9 @@ final class IntentionStripes {
             TreePath node = mark.getKey();
             GrayMode mode = mark.getValue();
             if (mode == GrayMode.IS || mode == GrayMode.IX) {
-                out.add(new Mark(node, row(node, stripe(leaseId, node)), mode));
+                out.add(new Mark(row(node, stripe(leaseId, node)), mode));
             } else {
-                rows(node).forEach(row -> out.add(new Mark(node, row, mode)));
+                rows(node).forEach(row -> out.add(new Mark(row, mode)));
             }
         }
         return out;
