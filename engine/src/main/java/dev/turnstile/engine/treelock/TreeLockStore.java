@@ -108,29 +108,21 @@ final class TreeLockStore {
     }
 
     /**
-     * A node row with nothing held, if it does not exist (no lock made it yet, or a sweep deleted it;
-     * two requests may be first), made at its turn in the write order: only the row about to be
-     * written. Making every stripe of the node at once locked rows out of that order — a bench lock
-     * waited for a stripe another transaction held while holding its own — and deadlocked with a
-     * waiter claiming the stripes in order (its queueing aborted 129 times in 10 s on H2).
-     */
-    private static void createIfAbsent(StatelessSession session, String row) {
-        Sql.insertIfAbsent(session, "INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)"
-                + " VALUES (?, 0, 0, 0, 0, 0, 0)", row);
-    }
-
-    /**
-     * Runs a conditional update of {@code row}; if it updated nothing, makes the row if it does not
-     * exist and, either way, runs it again: it may have found no row that another transaction then
-     * committed. Taking "the row exists now" for "refused" left a waiter without its place on that
-     * stripe (bench locks on it went past the waiter), and refused a lock that nothing held back.
+     * Runs a conditional update of {@code row}; if it updated nothing, makes the row (idle) if it
+     * does not exist and, either way, runs it again: it may have found no row that another
+     * transaction then committed. Taking "the row exists now" for "refused" left a waiter without its
+     * place on that stripe (bench locks on it went past the waiter), and refused a lock that nothing
+     * held back. Only this row is made, at its turn in the write order: making every stripe of its
+     * node at once locked rows out of that order and deadlocked with a waiter claiming them in order
+     * (its queueing aborted 129 times in 10 s on H2).
      */
     private static boolean written(StatelessSession session, String row, BooleanSupplier write) {
         if (write.getAsBoolean()) {
             return true;
         }
         if (session.get(TreeNodeRecord.class, row) == null) {
-            createIfAbsent(session, row);
+            Sql.insertIfAbsent(session, "INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)"
+                    + " VALUES (?, 0, 0, 0, 0, 0, 0)", row);
         }
         return write.getAsBoolean();
     }
@@ -189,8 +181,8 @@ final class TreeLockStore {
 
     /**
      * Node rows nobody holds or queues on: one release in 256 deletes up to 100 of them, so the
-     * table holds about the nodes in use rather than every node ever locked. A lock on a deleted
-     * node makes its row again (the first lock of a node does so anyway).
+     * table holds about the nodes in use rather than every node ever locked. A lock makes a deleted
+     * row again as it marks it (as the first lock of a node does).
      */
     private static final Sweep IDLE_NODES = new Sweep("ts_tree_node", "node_path", "is_count = 0 AND ix_count = 0"
             + " AND s_count = 0 AND six_count = 0 AND x_count = 0 AND head_lease IS NULL", 256, 100);

@@ -17,6 +17,7 @@ import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreeLocks;
 import dev.turnstile.api.treelock.TreeLocksConfig;
 import dev.turnstile.api.treelock.TreePath;
+import dev.turnstile.engine.EngineInternals;
 import dev.turnstile.engine.MutableClock;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -167,7 +168,7 @@ public abstract class AbstractTreeLockContractTest {
         // A lease whose id puts its intentions on stripe 5 of the workshop and of the site; no row of the site exists.
         String leaseId = "05" + UUID.randomUUID().toString().substring(2);
         TreeLockRequest request = TreeLockRequest.exclusive(bench("A", "1"));
-        TreeLockStore store = new TreeLockStore(dev.turnstile.engine.EngineInternals.database(engine));
+        TreeLockStore store = new TreeLockStore(EngineInternals.database(engine));
         ExecutorService pool = Executors.newSingleThreadExecutor();
         try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
              var s = c.createStatement()) {
