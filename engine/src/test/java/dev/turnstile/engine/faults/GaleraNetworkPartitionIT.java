@@ -83,7 +83,7 @@ class GaleraNetworkPartitionIT {
             atCut = cutOff.lines().size();
             try {
                 // The majority's configuration no longer holds node 3 (Galera's suspect timeout, 5 s).
-                Awaitility.await().atMost(STARTUP).until(() -> clusterSize(NODE_1) == 2);
+                awaitClusterSize(2);
                 assertTimeoutPreemptively(Duration.ofMinutes(2), () -> {
                     try (ContentEngine other = ContentEngine.open(node(NODE_1))) {
                         Dispenser d = other.session("majority").dispensers().get(name);
@@ -96,7 +96,7 @@ class GaleraNetworkPartitionIT {
                 galera("heal");
                 atHeal = cutOff.lines().size();
             }
-            Awaitility.await().atMost(STARTUP).until(() -> clusterSize(NODE_1) == 3);
+            awaitClusterSize(3);
             NumberingWorker.awaitNumbers(cutOff, NumberingWorker.numbers(cutOff.lines()).size() + 20, STARTUP); // it resumes
             cutOff.send("STOP");
             cutOff.awaitLine("STOPPED"::equals, STARTUP);
@@ -114,6 +114,15 @@ class GaleraNetworkPartitionIT {
         assertThat(NumberingWorker.numbers(lines.subList(atHeal, lines.size()))).as("after the heal, it goes on above the majority's")
                 .isNotEmpty().allMatch(n -> n < firstOfMajority || n > lastOfMajority);
         assertThat(NumberingWorker.numbers(lines.subList(atHeal, lines.size())).stream().filter(n -> n > lastOfMajority)).hasSizeGreaterThanOrEqualTo(20);
+    }
+
+    /**
+     * Waits until node 1's configuration holds {@code nodes}. A node that is changing its
+     * configuration may close a new connection during its handshake (seen in CI at the heal): that
+     * poll counts as "not yet", not as the test's failure.
+     */
+    private static void awaitClusterSize(int nodes) {
+        Awaitility.await().atMost(STARTUP).ignoreExceptionsInstanceOf(SQLException.class).until(() -> clusterSize(NODE_1) == nodes);
     }
 
     private static int clusterSize(String url) throws SQLException {
