@@ -15,11 +15,7 @@ import org.junit.jupiter.api.TestInstance;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Statement;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -122,14 +118,8 @@ class GaleraNetworkPartitionIT {
      * poll counts as "not yet", not as the test's failure.
      */
     private static void awaitClusterSize(int nodes) {
-        Awaitility.await().atMost(STARTUP).ignoreExceptionsInstanceOf(SQLException.class).until(() -> clusterSize(NODE_1) == nodes);
-    }
-
-    private static int clusterSize(String url) throws SQLException {
-        try (Connection c = DriverManager.getConnection(url, "root", ""); Statement s = c.createStatement();
-             ResultSet rs = s.executeQuery("SHOW STATUS LIKE 'wsrep_cluster_size'")) {
-            return rs.next() ? rs.getInt(2) : 0;
-        }
+        Awaitility.await().atMost(STARTUP).ignoreExceptionsInstanceOf(SQLException.class)
+                .until(() -> DatabaseServers.galeraStatus(node(NODE_1), "wsrep_cluster_size") == nodes);
     }
 
     private static void galera(String command) throws IOException, InterruptedException {
