@@ -269,15 +269,11 @@ public final class TreeLockService {
             if (queued && System.nanoTime() - requeueAt <= 0) {
                 return;
             }
-            requeueAt = System.nanoTime() + lease.toNanos() / 2;
-            boolean placed = queued;
-            // Ours from here unless refused: an outage may cut the answer to a claim that committed, and a
-            // place not given up with the grant (or on leaving) would hold every later request back until
-            // it lapsed (AbstractAnswerLostTest).
+            // Ours from here: each row's place commits by itself, an outage may cut the answer to one that
+            // did, and a place not given up with the grant (or on leaving) would hold every later request
+            // back until it lapsed (AbstractAnswerLostTest). A claim a race stopped goes again next time.
             queued = true;
-            if (!queue(leaseId, request, ticket)) {
-                queued = placed;
-            }
+            requeueAt = System.nanoTime() + (queue(leaseId, request, ticket) ? lease.toNanos() / 2 : 0);
         }
 
         /** A request that waited and was not granted leaves its place in the queue. */
@@ -290,7 +286,8 @@ public final class TreeLockService {
 
     /**
      * Queues the waiter at the head of its nodes; the place is itself a lease, renewed while
-     * waiting, so a dead waiter loses it. False if a race on a new node row stopped it this time.
+     * waiting, so a dead waiter loses it. False if a race on a row stopped it this time (the places
+     * it took before stay).
      */
     private boolean queue(String leaseId, TreeLockRequest request, String ticket) {
         try {

@@ -252,18 +252,25 @@ final class TreeLockStore {
         });
     }
 
-    /** Queues a waiter at the head of each node it asked for, for {@code lease}, unless an older live waiter is there. */
+    /**
+     * Queues a waiter at the head of each node it asked for, for {@code lease}, unless an older live
+     * waiter is there: each row's place in a transaction of its own, which counts as soon as it
+     * commits. One transaction for a workshop's sixteen stripes held the places it had taken while it
+     * waited for the next row, and on H2 was aborted again and again when bench locks changed the rows
+     * it had yet to reach: the waiter starved behind the locks it was queueing to stop. The stripes go
+     * before the node's own row, so a node that shows its waiter ({@link #hasQueue}) has it on every row.
+     */
     void claimHeads(String leaseId, TreeLockRequest request, String ticket, Duration lease) {
-        database.inTransaction(() -> "queueing for " + request, session -> {
-            Instant now = database.now();
-            Instant headExpiry = now.plus(lease);
-            for (Map.Entry<TreePath, TreeLockMode> node : inWriteOrder(request).entrySet()) {
-                for (String row : IntentionStripes.rows(node.getKey())) {
-                    written(session, row, () -> claimHead(session, row, node.getValue(), leaseId, ticket, headExpiry, now));
-                }
+        for (Map.Entry<TreePath, TreeLockMode> node : inWriteOrder(request).entrySet()) {
+            List<String> rows = IntentionStripes.rows(node.getKey());
+            for (int i = rows.size() - 1; i >= 0; i--) {
+                String row = rows.get(i);
+                database.inTransaction(() -> "queueing for " + request + " on " + row, session -> {
+                    Instant now = database.now();
+                    return written(session, row, () -> claimHead(session, row, node.getValue(), leaseId, ticket, now.plus(lease), now));
+                });
             }
-            return null;
-        });
+        }
     }
 
     /** Takes the head of a node's row: free, ours, lapsed, or held by a younger waiter (a later ticket). */

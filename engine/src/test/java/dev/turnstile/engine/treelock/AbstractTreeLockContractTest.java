@@ -45,6 +45,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 
 import static dev.turnstile.engine.Failures.failure;
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * Tree locks on every database: the seed's control-centre scenario step by step, Gray's modes,
@@ -188,6 +189,55 @@ public abstract class AbstractTreeLockContractTest {
             pool.shutdownNow();
         }
         assertThat(store.release(leaseId, GrayMode.marksOf(request), request.nodes().keySet())).isTrue();
+    }
+
+    @Test
+    void aWaitersPlaceOnAStripeCountsOnceClaimed_thoughAnotherStripeOfItsNodeIsHeldByATransactionInFlight() throws Exception {
+        // One transaction that claimed all sixteen stripes of a workshop was aborted on H2 again and again
+        // while bench locks changed the stripes it had yet to reach (up to 185 times in a run), and the
+        // workshop waiter starved behind the stream of bench locks it was queueing to stop.
+        TreeLockStore store = new TreeLockStore(EngineInternals.database(engine));
+        as("o").lock(Set.of(workshop("A")), Duration.ZERO).unlock(); // every stripe of the workshop has its row
+        String waiterLease = "00" + UUID.randomUUID().toString().substring(2);
+        TreeLockRequest waiter = TreeLockRequest.exclusive(workshop("A"));
+        String benchLease = "0c" + UUID.randomUUID().toString().substring(2); // its intention goes on the workshop's stripe 12
+        TreeLockRequest benchLock = TreeLockRequest.exclusive(bench("A", "2"));
+        ExecutorService pool = Executors.newSingleThreadExecutor();
+        try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+             var s = c.createStatement()) {
+            c.setAutoCommit(false); // a bench lock on its way through the workshop's stripe 9
+            assertThat(s.executeUpdate("UPDATE ts_tree_node SET usn = usn + 1 WHERE node_path = '" + workshop("A") + "/:9'")).isEqualTo(1);
+            Future<?> queueing = pool.submit(() -> store.claimHeads(waiterLease, waiter, "0000000000000001-" + waiterLease, LEASE));
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(20))
+                    .untilAsserted(() -> assertThat(headsOf(waiterLease)).as("the waiter's places, committed").contains(workshop("A") + "/:12"));
+            assertThatThrownBy(() -> store.acquire(benchLease, "bench", benchLock,
+                            GrayMode.marksOf(benchLock), "9999999999999999-" + benchLease, false, LEASE))
+                    .as("a later bench lock on stripe 12 yields to the waiter queued there").isSameAs(TreeLockStore.Blocked.INSTANCE);
+            c.rollback();
+            queueing.get(30, TimeUnit.SECONDS);
+        } finally {
+            pool.shutdownNow();
+            store.release(benchLease, GrayMode.marksOf(benchLock), benchLock.nodes().keySet()); // granted, where the test failed
+        }
+        assertThat(headsOf(waiterLease)).as("once the stripe is free, the waiter's place on every row of its node")
+                .containsExactlyInAnyOrderElementsOf(IntentionStripes.rows(workshop("A")));
+        store.leaveQueue(waiterLease, waiter);
+        assertThat(headsOf(waiterLease)).isEmpty();
+    }
+
+    /** The rows of this test's site where {@code leaseId} holds the head of the queue, read with plain JDBC. */
+    private List<String> headsOf(String leaseId) throws Exception {
+        try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
+             var s = c.prepareStatement("SELECT node_path FROM ts_tree_node WHERE head_lease = ?")) {
+            s.setString(1, leaseId);
+            List<String> rows = new ArrayList<>();
+            try (var rs = s.executeQuery()) {
+                while (rs.next()) {
+                    rows.add(rs.getString(1));
+                }
+            }
+            return rows;
+        }
     }
 
     /** How many rows of this test's site (its own and its stripes) hold an intention, read with plain JDBC. */
