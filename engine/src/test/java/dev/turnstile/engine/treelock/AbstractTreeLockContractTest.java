@@ -227,7 +227,7 @@ public abstract class AbstractTreeLockContractTest {
         assertThat(headsOf(waiterLease)).isEmpty();
     }
 
-    /** The rows of this test's site where {@code leaseId} holds the head of the queue, read with plain JDBC. */
+    /** The node rows where {@code leaseId} holds the head of the queue (a lease id is unique), read with plain JDBC. */
     private List<String> headsOf(String leaseId) throws Exception {
         try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
              var s = c.prepareStatement("SELECT node_path FROM ts_tree_node WHERE head_lease = ?")) {
