@@ -177,8 +177,7 @@ public abstract class AbstractTreeLockContractTest {
             // A lock that made every stripe of a node it marks waited for that row, out of write order: against a
             // waiter claiming the stripes in order, a deadlock (the waiter's queueing aborted 129 times in 10 s).
             c.setAutoCommit(false);
-            s.executeUpdate("INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)"
-                    + " VALUES ('" + workshop("A") + "/:9', 0, 0, 0, 0, 0, 0)");
+            insertIdleRow(s, workshop("A") + "/:9");
             Future<TreeLeaseRecord> acquiring = pool.submit(() -> store.acquire(leaseId, "o", request, GrayMode.marksOf(request),
                     "0000000000000001-" + leaseId, false, LEASE));
             assertThat(acquiring.get(30, TimeUnit.SECONDS).leaseId).as("granted while the sibling stripe is held").isEqualTo(leaseId);
@@ -205,8 +204,7 @@ public abstract class AbstractTreeLockContractTest {
         try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
              var s = c.createStatement()) {
             // A bench lock on its way through the workshop's stripe 9 (the site is new: the waiter makes the other rows).
-            s.executeUpdate("INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)"
-                    + " VALUES ('" + workshop("A") + "/:9', 0, 0, 0, 0, 0, 0)");
+            insertIdleRow(s, workshop("A") + "/:9");
             c.setAutoCommit(false);
             assertThat(s.executeUpdate("UPDATE ts_tree_node SET usn = usn + 1 WHERE node_path = '" + workshop("A") + "/:9'")).isEqualTo(1);
             Future<?> queueing = pool.submit(() -> store.claimHeads(waiterLease, waiter, "0000000000000001-" + waiterLease, LEASE));
@@ -229,17 +227,13 @@ public abstract class AbstractTreeLockContractTest {
 
     /** The node rows where {@code leaseId} holds the head of the queue (a lease id is unique), read with plain JDBC. */
     private List<String> headsOf(String leaseId) throws Exception {
-        try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
-             var s = c.prepareStatement("SELECT node_path FROM ts_tree_node WHERE head_lease = ?")) {
-            s.setString(1, leaseId);
-            List<String> rows = new ArrayList<>();
-            try (var rs = s.executeQuery()) {
-                while (rs.next()) {
-                    rows.add(rs.getString(1));
-                }
-            }
-            return rows;
-        }
+        return nodeRows("head_lease = ?", leaseId);
+    }
+
+    /** A node row as a lock makes it, idle, inserted by {@code s}'s connection (in its transaction, if one is open). */
+    private static void insertIdleRow(java.sql.Statement s, String row) throws java.sql.SQLException {
+        s.executeUpdate("INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)"
+                + " VALUES ('" + row + "', 0, 0, 0, 0, 0, 0)");
     }
 
     /** How many rows of this test's site (its own and its stripes) hold an intention, read with plain JDBC. */
@@ -265,11 +259,17 @@ public abstract class AbstractTreeLockContractTest {
 
     /** The rows of this test's site in {@code ts_tree_node}, each stripe by its own name. */
     private Set<String> rowsOfSite() throws Exception {
+        return Set.copyOf(nodeRows("node_path = ? OR node_path LIKE ?", site.toString(), site + "/%"));
+    }
+
+    /** The paths of the {@code ts_tree_node} rows where {@code condition} holds ({@code values} for its ?s), read with plain JDBC. */
+    private List<String> nodeRows(String condition, String... values) throws Exception {
         try (var c = java.sql.DriverManager.getConnection(config().jdbcUrl(), config().username(), config().password());
-             var s = c.prepareStatement("SELECT node_path FROM ts_tree_node WHERE node_path = ? OR node_path LIKE ?")) {
-            s.setString(1, site.toString());
-            s.setString(2, site + "/%");
-            Set<String> rows = new java.util.HashSet<>();
+             var s = c.prepareStatement("SELECT node_path FROM ts_tree_node WHERE " + condition)) {
+            for (int i = 0; i < values.length; i++) {
+                s.setString(i + 1, values[i]);
+            }
+            List<String> rows = new ArrayList<>();
             try (var rs = s.executeQuery()) {
                 while (rs.next()) {
                     rows.add(rs.getString(1));
