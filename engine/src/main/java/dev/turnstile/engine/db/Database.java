@@ -18,7 +18,6 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.time.Clock;
 import java.time.Duration;
@@ -73,7 +72,7 @@ public final class Database implements AutoCloseable {
             // The listener's connection is its own, outside the pool, which stays whole for work.
             this.notifications = new Notifications(productName, ownsPool
                     ? () -> java.sql.DriverManager.getConnection(config.jdbcUrl(), config.username(), config.password())
-                    : config.dataSource()::getConnection, counter);
+                    : config.dataSource()::getConnection);
             this.waiting = new Waiting(this, notifications);
             String where = ownsPool ? config.jdbcUrl() : "the host's DataSource";
             boolean galera = Galera.checkCausalReads(dataSource, productName, where);
@@ -291,31 +290,6 @@ public final class Database implements AutoCloseable {
             counter.transactionEnded();
             open[0]--;
         }
-    }
-
-    /** One statement's work on a {@link PreparedStatement}: bind, execute, read. */
-    @FunctionalInterface
-    public interface StatementWork<T> {
-        T run(PreparedStatement statement) throws SQLException;
-    }
-
-    /**
-     * Runs {@code sql} by plain JDBC on the session's connection, counted in {@link #statistics}
-     * as Hibernate's statements are; a failure reaches the caller as Hibernate's would. For the
-     * engine's hottest statement, whose result Hibernate mapped afresh on every execution — more
-     * CPU than the rest of a lock+unlock pair on a 2-core machine (issue 16, item 5).
-     */
-    public <T> T jdbc(StatelessSession session, String sql, StatementWork<T> work) {
-        return jdbc(counter, session, sql, work);
-    }
-
-    static <T> T jdbc(StatementCounter counter, StatelessSession session, String sql, StatementWork<T> work) {
-        counter.inspect(sql);
-        return session.doReturningWork(connection -> {
-            try (PreparedStatement statement = connection.prepareStatement(sql)) {
-                return work.run(statement);
-            }
-        });
     }
 
     /** For background upkeep that is no caller's operation: uncounted, as the clock's reads are. */

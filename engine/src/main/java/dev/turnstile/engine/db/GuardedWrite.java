@@ -1,8 +1,9 @@
 package dev.turnstile.engine.db;
 
 import org.hibernate.StatelessSession;
-import org.hibernate.query.CommonQueryContract;
 
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,9 +28,9 @@ public final class GuardedWrite {
 
     /** A parameter of the statement (its {@code ?}s in order), and the type that says what its null is. */
     public record Parameter(Object value, Class<?> type) {
-        @SuppressWarnings({"unchecked", "rawtypes"})
-        void bind(CommonQueryContract query, int position) {
-            query.setParameter(position, value, (Class) type);
+        /** Binds it to the {@code index}th {@code ?}, as Hibernate binds its type ({@link Jdbc#bind}). */
+        void bind(StatelessSession session, PreparedStatement statement, int index) throws SQLException {
+            Jdbc.bind(session, statement, index, value, type);
         }
     }
 
@@ -123,12 +124,17 @@ public final class GuardedWrite {
         return executeUpdate(session, sql.toString(), parameters) == 1;
     }
 
-    /** Runs a data-changing statement whose {@code ?}s are {@code parameters}, in order; the rows it changed. */
+    /**
+     * Runs a data-changing statement whose {@code ?}s are {@code parameters}, in order, by plain JDBC
+     * ({@link Jdbc#run}); the rows it changed. A native query re-parsed the SQL and bound through
+     * Hibernate's query machinery on every execution, for one statement whose rows it never maps.
+     */
     static int executeUpdate(StatelessSession session, String sql, List<Parameter> parameters) {
-        var query = session.createNativeMutationQuery(sql);
-        for (int i = 0; i < parameters.size(); i++) {
-            parameters.get(i).bind(query, i + 1);
-        }
-        return query.executeUpdate();
+        return Jdbc.run(session, sql, statement -> {
+            for (int i = 0; i < parameters.size(); i++) {
+                parameters.get(i).bind(session, statement, i + 1);
+            }
+            return statement.executeUpdate();
+        });
     }
 }

@@ -9,10 +9,7 @@ import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
-import java.sql.Types;
 import java.time.Duration;
-import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -43,7 +40,6 @@ public final class Notifications implements AutoCloseable {
 
     private final boolean postgres;
     private final ConnectionSource listenerConnection;
-    private final StatementCounter counter;
     private final Map<String, List<Listener>> listeners = new ConcurrentHashMap<>();
     /**
      * The server processes of this engine's connections that sent a note lately (a minute), by
@@ -68,10 +64,9 @@ public final class Notifications implements AutoCloseable {
         Connection open() throws SQLException;
     }
 
-    Notifications(String productName, ConnectionSource listenerConnection, StatementCounter counter) {
+    Notifications(String productName, ConnectionSource listenerConnection) {
         this.postgres = Sql.isPostgres(productName);
         this.listenerConnection = listenerConnection;
-        this.counter = counter;
     }
 
     /**
@@ -138,7 +133,7 @@ public final class Notifications implements AutoCloseable {
     void announceWaiting(StatelessSession session, String topic, Duration wait) {
         long saidAt = System.nanoTime();
         Duration said = wait.plus(ANNOUNCED_SLACK);
-        Database.jdbc(counter, session, "WITH lapsed AS (DELETE FROM ts_waiting WHERE "
+        Jdbc.run(session, "WITH lapsed AS (DELETE FROM ts_waiting WHERE "
                 + WAITING.lapsedAt("CURRENT_TIMESTAMP - ? * INTERVAL '1 millisecond'") + ") INSERT INTO ts_waiting (channel, waiting_until)"
                 + " VALUES (?, CURRENT_TIMESTAMP + ? * INTERVAL '1 millisecond') ON CONFLICT (channel)"
                 + " DO UPDATE SET waiting_until = GREATEST(ts_waiting.waiting_until, EXCLUDED.waiting_until)", s -> {
@@ -171,7 +166,7 @@ public final class Notifications implements AutoCloseable {
      * elsewhere stop notifying it, and stop handing it a turn it would never take.
      */
     void withdrawWaiting(StatelessSession session, String topic) {
-        Database.jdbc(counter, session, "DELETE FROM ts_waiting WHERE channel = ?", s -> {
+        Jdbc.run(session, "DELETE FROM ts_waiting WHERE channel = ?", s -> {
             s.setString(1, waiterKey(topic));
             return s.executeUpdate();
         });
@@ -210,9 +205,9 @@ public final class Notifications implements AutoCloseable {
      * row and another process has said it has a waiter on {@code topic}
      * ({@link #anotherProcessWaits}: its waiters must say so first), delivered when the
      * transaction commits — a wake-up that costs no round trip; it returns how many such processes
-     * it told. On PostgreSQL it runs by plain JDBC, counted in the engine's statistics as
-     * Hibernate's statements are: Hibernate mapped the native query's result afresh on every
-     * execution, most of an unlock's CPU in a profile of lock+unlock pairs (issue 16, item 5).
+     * it told. By plain JDBC ({@link Jdbc#run}): Hibernate mapped the native query's result
+     * afresh on every execution, most of an unlock's CPU in a profile of lock+unlock pairs (issue 16,
+     * item 5).
      */
     public Written executeAndNotify(StatelessSession session, String sql, List<GuardedWrite.Parameter> parameters,
                                     String channel, String topic, String payload) {
@@ -223,11 +218,11 @@ public final class Notifications implements AutoCloseable {
         String notifying = sql + " RETURNING (SELECT CASE WHEN count(*) = 0 THEN 0"
                 + " WHEN pg_notify(?, ?) IS NOT NULL THEN count(*) END FROM ts_waiting WHERE "
                 + ANOTHER_PROCESS_WAITING_ON_ONE + ")";
-        return Database.jdbc(counter, session, notifying, s -> {
+        return Jdbc.run(session, notifying, s -> {
             ownBackends.put(PostgresListener.backendPid(s.getConnection()), Boolean.TRUE);
             int i = 1;
             for (GuardedWrite.Parameter p : parameters) {
-                bindForPostgres(s, i++, p.value(), p.type());
+                p.bind(session, s, i++);
             }
             s.setString(i++, channel);
             s.setString(i++, sendable(payload));
@@ -248,18 +243,6 @@ public final class Notifications implements AutoCloseable {
 
     /** The rows a statement wrote, and how many other processes with a waiter it notified. */
     public record Written(int rows, int processesNotified) {
-    }
-
-    private static void bindForPostgres(PreparedStatement s, int index, Object value, Class<?> type) throws SQLException {
-        if (value instanceof Instant instant) {
-            s.setObject(index, instant.atOffset(ZoneOffset.UTC)); // the columns are timestamps with time zone
-        } else if (value != null) {
-            s.setObject(index, value);
-        } else {
-            s.setNull(index, type == String.class ? Types.VARCHAR : type == Integer.class ? Types.INTEGER
-                    : type == Long.class ? Types.BIGINT : type == Instant.class
-                    ? Types.TIMESTAMP_WITH_TIMEZONE : Types.OTHER);
-        }
     }
 
     /** The payload as sent: too long a one becomes {@link #EVERYTHING}. */

@@ -3,6 +3,7 @@ package dev.turnstile.engine.dispenser;
 import dev.turnstile.api.dispenser.Dispenser;
 import dev.turnstile.api.dispenser.NumberBlock;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Jdbc;
 import dev.turnstile.engine.objects.ObjectStoreServices;
 
 import java.sql.ResultSet;
@@ -38,7 +39,7 @@ final class PostgresDispenserStatements extends DispenserStatements {
     NumberBlock take(UUID id, String name, int count, String user) {
         List<String> issuers = Register.issuers(count, user);
         return objects.aloneUnrecorded(() -> "taking " + count + " number(s) from dispenser " + name, session ->
-                database.jdbc(session, TAKE, statement -> {
+                Jdbc.run(session, TAKE, statement -> {
                     statement.setString(1, user);
                     statement.setObject(2, database.now().atOffset(ZoneOffset.UTC));
                     statement.setInt(3, count);

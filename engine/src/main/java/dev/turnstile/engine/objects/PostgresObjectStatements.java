@@ -1,6 +1,7 @@
 package dev.turnstile.engine.objects;
 
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Jdbc;
 import dev.turnstile.engine.db.Expiry;
 import org.hibernate.StatelessSession;
 
@@ -47,7 +48,7 @@ final class PostgresObjectStatements extends ObjectStatements {
     @Override
     FoundRow lock(Database database, StatelessSession session, UUID id, String className, LockRules.Pending pending,
                   String user, Instant now) {
-        return database.jdbc(session, LOCK, statement -> {
+        return Jdbc.run(session, LOCK, statement -> {
             OffsetDateTime at = now.atOffset(ZoneOffset.UTC);
             // LockRules' rule in the WHERE: the lock a request may refresh (none for an exclusive
             // one: NULL matches no holder), and the request's own (an earlier attempt's answer lost).

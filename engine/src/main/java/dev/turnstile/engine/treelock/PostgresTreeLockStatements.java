@@ -3,6 +3,7 @@ package dev.turnstile.engine.treelock;
 import dev.turnstile.api.treelock.TreeLockRequest;
 import dev.turnstile.api.treelock.TreePath;
 import dev.turnstile.engine.db.Database;
+import dev.turnstile.engine.db.Jdbc;
 import dev.turnstile.engine.db.Lease;
 import dev.turnstile.engine.db.Notifications;
 
@@ -120,7 +121,7 @@ final class PostgresTreeLockStatements extends TreeLockStatements {
             Instant expiry = now.plus(lease);
             boolean[] found = new boolean[1];
             boolean granted = database.alone(() -> "locking " + request + " for " + owner, session ->
-                    database.jdbc(session,
+                    Jdbc.run(session,
                             acquireByRows.computeIfAbsent(rows.size(), n -> withRows(acquireSql, n)), s -> {
                         int i = bind(s, 1, leaseId, at(now), ticket, owner, nodes, at(expiry));
                         bindRows(s, i, rows);
@@ -154,7 +155,7 @@ final class PostgresTreeLockStatements extends TreeLockStatements {
      */
     private void createMissing(List<IntentionStripes.Mark> marks) {
         String[] rows = marks.stream().map(IntentionStripes.Mark::row).toArray(String[]::new);
-        database.alone(() -> "making tree node rows", session -> database.jdbc(session, """
+        database.alone(() -> "making tree node rows", session -> Jdbc.run(session, """
                 INSERT INTO ts_tree_node (node_path, usn, is_count, ix_count, s_count, six_count, x_count)
                 SELECT row_path, 0, 0, 0, 0, 0, 0 FROM unnest(CAST(? AS varchar[])) WITH ORDINALITY AS m(row_path, ord)
                 ORDER BY ord ON CONFLICT (node_path) DO NOTHING""", s -> {
@@ -174,7 +175,7 @@ final class PostgresTreeLockStatements extends TreeLockStatements {
         Object[] waiters = database.notifications().waiterParameters(topics);
         String sql = releaseByShape.computeIfAbsent(List.of(rows.size(), topics.size()), shape ->
                 withRows(releaseSql.formatted("%s", Notifications.anotherProcessWaits(topics.size())), rows.size()));
-        return database.alone(() -> "releasing tree lock lease " + leaseId, session -> database.jdbc(session, sql, s -> {
+        return database.alone(() -> "releasing tree lock lease " + leaseId, session -> Jdbc.run(session, sql, s -> {
             int i = bindRows(s, bind(s, 1, leaseId), rows);
             i = bind(s, i, waiters);
             bind(s, i, channel, Notifications.sendable(payload));
