@@ -46,10 +46,14 @@ final class StatementCounter implements StatementInspector {
         String head = sql.stripLeading();
         int space = head.indexOf(' ');
         String verb = (space < 0 ? head : head.substring(0, space)).toLowerCase(Locale.ROOT);
-        return verb.equals("with") ? writeIn(head.toLowerCase(Locale.ROOT)) : verb;
+        String lower = head.toLowerCase(Locale.ROOT);
+        return verb.equals("with") || lower.contains(" final table (") ? writeIn(lower) : verb;
     }
 
-    /** A WITH statement counts as the first write among its parts (a take and its register rows: an update), else a select. */
+    /**
+     * A WITH statement, or a SELECT of the rows a write returns (H2's {@code FINAL TABLE (UPDATE …)}),
+     * counts as the first write among its parts (a take and its register rows: an update), else a select.
+     */
     private static String writeIn(String statement) {
         String first = "select";
         int at = Integer.MAX_VALUE;

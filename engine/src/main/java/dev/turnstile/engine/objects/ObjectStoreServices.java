@@ -38,7 +38,7 @@ public final class ObjectStoreServices {
 
     /**
      * With {@code statements} of its choosing: {@code new ObjectStatements()} makes a lock request take
-     * the transaction every database takes, on PostgreSQL too (the two-path tests).
+     * the transaction MariaDB takes, on PostgreSQL and H2 too (the two-path tests).
      */
     ObjectStoreServices(Database database, LockBreaks breaks, LockHook locks, ObjectStatements statements) {
         this.database = database;

@@ -8,4 +8,9 @@ class H2DispenserContractTest extends AbstractDispenserContractTest {
     protected EngineConfig config() {
         return TestDatabases.h2("dispensers");
     }
+
+    @Override
+    protected boolean locksInOneStatement() {
+        return true;
+    }
 }

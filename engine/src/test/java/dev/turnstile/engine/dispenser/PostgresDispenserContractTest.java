@@ -13,4 +13,9 @@ class PostgresDispenserContractTest extends AbstractDispenserContractTest {
     protected boolean takesInOneStatement() {
         return true;
     }
+
+    @Override
+    protected boolean locksInOneStatement() {
+        return true;
+    }
 }

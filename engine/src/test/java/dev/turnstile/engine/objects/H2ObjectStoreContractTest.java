@@ -8,4 +8,9 @@ class H2ObjectStoreContractTest extends AbstractObjectStoreContractTest {
     protected EngineConfig config() {
         return TestDatabases.h2("contract");
     }
+
+    @Override
+    protected boolean locksInOneStatement() {
+        return true;
+    }
 }

@@ -12,7 +12,8 @@ import dev.turnstile.engine.TestDatabases;
 import dev.turnstile.engine.breaks.LockBreaks;
 import dev.turnstile.engine.db.Database;
 import dev.turnstile.engine.locks.CooperativeLocks;
-import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 import java.sql.Connection;
 import java.sql.DriverManager;
@@ -30,15 +31,15 @@ import java.util.UUID;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * A lock request decided in one statement on PostgreSQL ({@link PostgresObjectStatements},
+ * A lock request decided in one statement on PostgreSQL and H2 ({@link ObjectStatements#lockUpdate},
  * FileNet's rule restated in SQL) and one decided in a transaction by {@link LockRules#next}, as on
- * every other database, play the same script — a free lock, another user's refused, the holder
+ * MariaDB, play the same script — a free lock, another user's refused, the holder
  * refreshing it (its token kept), an exclusive request refused by its own holder, a lock lapsed by
  * DateLastModified + LockTimeout taken over, an unlock and a new lock — with each user in an
  * engine of their own, so the database decides every request. They must answer alike, refusals
  * word for word, and leave the same row after every step.
  */
-class PostgresTwoPathLockTest {
+class TwoPathLockTest {
     private static final String CLASS = "TwoPathLock";
     private static final Instant START = Instant.parse("2026-12-31T23:59:30Z");
 
@@ -61,9 +62,10 @@ class PostgresTwoPathLockTest {
             new Step(null, "wait", 6, "waited"),
             new Step("alice", "lock", 5, "granted"));
 
-    @Test
-    void oneStatement_andTheTransaction_answerAlike_andLeaveTheSameRow_stepByStep() throws Exception {
-        EngineConfig config = TestDatabases.postgres();
+    @ParameterizedTest
+    @ValueSource(strings = {"PostgreSQL", "H2"})
+    void oneStatement_andTheTransaction_answerAlike_andLeaveTheSameRow_stepByStep(String db) throws Exception {
+        EngineConfig config = db.equals("H2") ? TestDatabases.h2("two-path-lock") : TestDatabases.postgres();
         MutableClock clock = new MutableClock(START);
         try (ContentEngine engine = ContentEngine.open(EngineConfig.from(config).clock(clock).build())) {
             engine.session("admin").objectStore().defineClass(CLASS, c -> c.int64("N"));
