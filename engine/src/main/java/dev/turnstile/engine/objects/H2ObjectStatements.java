@@ -10,8 +10,8 @@ import java.util.UUID;
 /**
  * H2's object statements: a lock request decided in one {@code UPDATE}, whose written row H2 returns
  * ({@code FINAL TABLE}); only a refusal reads the row as found, in a second statement, to tell it. A
- * look and a guarded UPDATE in a transaction held H2's snapshot across both, and every unlock of the
- * row between them aborted the request (986 conflict aborts in one run of the multi-process suite).
+ * look and a guarded UPDATE in a transaction held H2's snapshot (REPEATABLE READ) across both, so an
+ * unlock of the row between them aborted the request, which ran again.
  */
 final class H2ObjectStatements extends ObjectStatements {
     private static final String LOCK = "SELECT *, TRUE AS granted FROM FINAL TABLE (" + lockUpdate("H2") + ")";

@@ -75,10 +75,11 @@ final class LockWrites {
     /**
      * The lock of a request that carries nothing else, taken in one statement where the database
      * returns what an UPDATE wrote (PostgreSQL, H2): an {@code UPDATE} whose {@code WHERE} holds
-     * {@link LockRules}' rule (free, the caller's, or lapsed at the request's time: DateLastModified +
-     * LockTimeout before it) and, if it wrote nothing, the row as found, from which the refusal is told. A look, then an UPDATE
-     * guarded by the USN it read, left the lock free for a round trip more between one holder's
-     * unlock and the next grant, and a waiter that lost the race redid both (issue 16, item 5).
+     * {@link LockRules}' rule (free, the caller's, or lapsed at the request's time: DateLastModified
+     * + LockTimeout before it) and, if it wrote nothing, the row as found, from which the refusal is
+     * told. A look, then an UPDATE guarded by the USN it read, left the lock free for a round trip
+     * more between one holder's unlock and the next grant, and a waiter that lost the race redid both
+     * (issue 16, item 5).
      * Null when it cannot decide — MariaDB, a request stating a USN, a user's request on an
      * engine class, a class with a preprocessor that runs on a lock, a row of another class or gone,
      * or one that other writers changed while each of {@link LookAgain#LOOKS} statements waited for

@@ -183,8 +183,9 @@ final class ObjectPersistence {
      * the host's transaction and with no change feed to record it in, as one statement that commits
      * itself: a lock+unlock pair is then two round trips, as ShedLock's two autocommitted UPDATEs,
      * where two transactions made it four (issue 16, item 5). An unlock is its guarded UPDATE on
-     * every database; a lock alone is {@link LockWrites#lockInOneStatement}, on PostgreSQL and H2. Null when the save
-     * needs more than that statement: nothing was written, and it runs in a transaction as any other.
+     * every database; a lock alone is {@link LockWrites#lockInOneStatement}, on PostgreSQL and H2.
+     * Null when the save needs more than that statement: nothing was written, and it runs in a
+     * transaction as any other.
      */
     private List<ObjectState> writeAlone(Supplier<String> what, LockRules.Actor actor, List<DefaultIndependentObject> ordered,
                                          boolean inHost) {
