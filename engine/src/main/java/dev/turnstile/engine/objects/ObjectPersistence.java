@@ -195,13 +195,14 @@ final class ObjectPersistence {
         DefaultIndependentObject o = ordered.get(0);
         LockRules.Pending action = o.pendingLock();
         boolean lock = action.locking() && lockWrites.locksInOneStatement() && o.getUpdateSequenceNumber() == null;
-        // An unlock may carry the values it guarded (the article's lock, change, save with the unlock):
-        // from the known state the guarded UPDATE is still the save's only write.
-        boolean unlock = action.unlocking() && o.knownStoredValues() != null;
-        if (o.isNew() || o.isPendingDelete() || (lock && !o.pendingValues().isEmpty()) || !(lock || unlock)) {
+        // From the known state a save's only write is its guarded UPDATE: an unlock, alone or with the
+        // values it guarded (the article's lock, change, save with the unlock), or values alone (a
+        // first writer's save with its remembered USN).
+        boolean fromKnownState = !action.locking() && o.knownStoredValues() != null;
+        if (o.isNew() || o.isPendingDelete() || (lock && !o.pendingValues().isEmpty()) || !(lock || fromKnownState)) {
             return null;
         }
-        if (unlock && o.pendingValues().isEmpty()) {
+        if (action.unlocking() && o.pendingValues().isEmpty()) {
             locks.unlockingAlone(o.getId()); // a request here on its way may be passed the lock (LockWrites.passOn)
         }
         return database.alone(what, session -> {
@@ -209,8 +210,9 @@ final class ObjectPersistence {
             if (lockWrites.needsTransaction(tx, o)) {
                 return null;
             }
-            if (unlock) {
-                ObjectState passed = lockWrites.passOn(tx, o); // to a request here that waits for it
+            if (fromKnownState) {
+                // An unlock passes the lock to a request here that waits for it, if one does.
+                ObjectState passed = action.unlocking() ? lockWrites.passOn(tx, o) : null;
                 return List.of(passed != null ? passed : write(tx, o)); // known state: no read, one guarded UPDATE
             }
             lockWrites.refuseIfHeldHere(tx, o);

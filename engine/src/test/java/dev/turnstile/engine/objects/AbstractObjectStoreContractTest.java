@@ -658,14 +658,15 @@ public abstract class AbstractObjectStoreContractTest {
         before = engine.statistics();
         fetched.getProperties().putValue("Counter", 1);
         fetched.save(RefreshMode.REFRESH);
-        assertThat(engine.statistics().since(before)).isEqualTo(new EngineStatistics(1, 1, 0, 0, 1, 0));
+        assertThat(engine.statistics().since(before)).as("one guarded UPDATE, committing itself")
+                .isEqualTo(new EngineStatistics(0, 1, 0, 0, 1, 0));
 
         before = engine.statistics();
         fetched.getProperties().putValue("Counter", 2);
         fetched.save(RefreshMode.REFRESH);
         assertThat(engine.statistics().since(before))
                 .as("a remembered USN saves again with no fetch")
-                .isEqualTo(new EngineStatistics(1, 1, 0, 0, 1, 0));
+                .isEqualTo(new EngineStatistics(0, 1, 0, 0, 1, 0));
 
         before = engine.statistics();
         CustomObject fresh = alice.createCustomObject(counterClass);
