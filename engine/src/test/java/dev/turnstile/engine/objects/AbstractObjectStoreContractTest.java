@@ -85,6 +85,22 @@ public abstract class AbstractObjectStoreContractTest {
         return o;
     }
 
+    /**
+     * A connection of carol's, its transaction still open, that has written her lock on the row of
+     * {@code id} (600 s from the database's time): the grant a request of the engine's waits for.
+     */
+    protected java.sql.Connection carolsGrantInFlight(UUID id) throws java.sql.SQLException {
+        EngineConfig db = config();
+        java.sql.Connection carol = java.sql.DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password());
+        carol.setAutoCommit(false);
+        try (java.sql.PreparedStatement grant = carol.prepareStatement("UPDATE ts_object SET usn = usn + 1,"
+                + " lock_holder = 'carol', lock_timeout = 600, date_last_modified = CURRENT_TIMESTAMP WHERE id = ?")) {
+            grant.setObject(1, id);
+            assertThat(grant.executeUpdate()).isOne();
+        }
+        return carol;
+    }
+
     protected CustomObject fetch(ObjectStore os, UUID id) {
         return os.fetchCustomObject(counterClass, id, PropertyFilter.ALL);
     }

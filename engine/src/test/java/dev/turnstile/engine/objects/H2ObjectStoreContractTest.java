@@ -9,8 +9,6 @@ import org.awaitility.Awaitility;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
-import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -39,14 +37,7 @@ class H2ObjectStoreContractTest extends AbstractObjectStoreContractTest {
         CustomObject created = newCounter(0);
         CustomObject ref = bob.getCustomObject(counterClass, created.getId());
         ref.lock(30, "bob's edit");
-        EngineConfig db = config();
-        try (Connection carol = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
-            carol.setAutoCommit(false);
-            try (PreparedStatement grant = carol.prepareStatement("UPDATE ts_object SET usn = usn + 1,"
-                    + " lock_holder = 'carol', lock_timeout = 600, date_last_modified = CURRENT_TIMESTAMP WHERE id = ?")) {
-                grant.setObject(1, created.getId());
-                assertThat(grant.executeUpdate()).isOne();
-            }
+        try (Connection carol = carolsGrantInFlight(created.getId())) {
             int waitersBefore = TestDatabases.lockWaiters(carol);
             CompletableFuture<Void> request = CompletableFuture.runAsync(() -> ref.save(RefreshMode.REFRESH));
             Awaitility.await("bob's statement waits for carol's row").atMost(Duration.ofMinutes(1))

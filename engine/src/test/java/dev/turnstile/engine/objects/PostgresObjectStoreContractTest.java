@@ -9,7 +9,6 @@ import dev.turnstile.engine.TestDatabases;
 import org.junit.jupiter.api.Test;
 
 import java.sql.Connection;
-import java.sql.DriverManager;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -41,14 +40,7 @@ class PostgresObjectStoreContractTest extends AbstractObjectStoreContractTest {
         CustomObject created = newCounter(0);
         CustomObject ref = bob.getCustomObject(counterClass, created.getId());
         ref.lock(30, "bob's edit");
-        EngineConfig db = config();
-        try (Connection carol = DriverManager.getConnection(db.jdbcUrl(), db.username(), db.password())) {
-            carol.setAutoCommit(false);
-            try (PreparedStatement grant = carol.prepareStatement("UPDATE ts_object SET usn = usn + 1,"
-                    + " lock_holder = 'carol', lock_timeout = 600, date_last_modified = now() WHERE id = ?")) {
-                grant.setObject(1, created.getId());
-                assertThat(grant.executeUpdate()).isOne();
-            }
+        try (Connection carol = carolsGrantInFlight(created.getId())) {
             EngineStatistics before = engine.statistics();
             CompletableFuture<Void> request = CompletableFuture.runAsync(() -> ref.save(RefreshMode.REFRESH));
             awaitAStatementWaitingFor(carol);
